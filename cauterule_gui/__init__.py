@@ -1,0 +1,1 @@
+"""CauterRule Workbench desktop application (PySide6)."""

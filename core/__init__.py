@@ -1,0 +1,1 @@
+"""CauterRule Workbench core: pure Python domain logic. Never imports Qt."""

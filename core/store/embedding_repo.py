@@ -1,0 +1,59 @@
+"""Persistent embedding cache: vectors keyed by (model id, text hash)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sqlalchemy import text
+
+from core.store.engine import Store
+
+_CHUNK = 500  # stay well under SQLite's bound-parameter limit
+
+
+class EmbeddingCacheRepository:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        with self._store.session() as session:
+            for start in range(0, len(text_hashes), _CHUNK):
+                chunk = list(text_hashes[start : start + _CHUNK])
+                marks = ",".join(f":h{i}" for i in range(len(chunk)))
+                params: dict[str, object] = {f"h{i}": h for i, h in enumerate(chunk)}
+                params["model"] = model_id
+                rows = session.execute(
+                    text(f"SELECT text_hash, dim, vector FROM embedding WHERE model_id = :model AND text_hash IN ({marks})"),
+                    params,
+                ).all()
+                for text_hash, dim, blob in rows:
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    if vector.shape[0] == dim:
+                        found[text_hash] = vector
+        return found
+
+    def put_many(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
+        if not vectors:
+            return
+        rows = [
+            {"model": model_id, "hash": h, "dim": int(v.shape[0]), "vector": np.asarray(v, dtype=np.float32).tobytes()}
+            for h, v in vectors.items()
+        ]
+        with self._store.session() as session:
+            session.execute(
+                text(
+                    "INSERT OR REPLACE INTO embedding (model_id, text_hash, dim, vector) "
+                    "VALUES (:model, :hash, :dim, :vector)"
+                ),
+                rows,
+            )
+
+    def count(self, model_id: str | None = None) -> int:
+        with self._store.session() as session:
+            if model_id is None:
+                return int(session.execute(text("SELECT count(*) FROM embedding")).scalar_one())
+            return int(
+                session.execute(text("SELECT count(*) FROM embedding WHERE model_id = :m"), {"m": model_id}).scalar_one()
+            )

@@ -1,0 +1,191 @@
+"""SQLModel table classes, mirroring the migrated schema (``migrations.py``).
+
+The migrations own the schema; these classes only describe it for queries. A test checks
+that every table and column here exists in a freshly migrated store. ORM objects never
+leave a repository: repositories return DTOs (``dto.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlmodel import Field, SQLModel
+
+
+class CorpusRow(SQLModel, table=True):
+    __tablename__ = "corpus"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str
+    role: str
+    role_source: str
+    created_at: str
+
+
+class SourceFileRow(SQLModel, table=True):
+    __tablename__ = "source_file"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    corpus_id: int = Field(foreign_key="corpus.id")
+    path: str
+    kind: str
+    content_hash: str
+    size: int
+    imported_at: str
+
+
+class TrajectoryRow(SQLModel, table=True):
+    __tablename__ = "trajectory"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    corpus_id: int = Field(foreign_key="corpus.id")
+    file_id: int = Field(foreign_key="source_file.id")
+    line: int
+    end_line: int
+    trajectory_id: str
+    success: bool
+    domain: Optional[str] = None
+    failure_class: Optional[str] = None
+    failure_point: Optional[str] = None
+    task: str
+    expected_outcome: Optional[str] = None
+    expected_rule: Optional[str] = None
+    role: Optional[str] = None
+    raw_text: str
+    record_json: str
+    content_hash: str
+
+
+class RuleRow(SQLModel, table=True):
+    __tablename__ = "rule"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    corpus_id: Optional[int] = Field(default=None, foreign_key="corpus.id")
+    file_id: Optional[int] = Field(default=None, foreign_key="source_file.id")
+    origin: str
+    kind: str
+    rule_ref: Optional[str] = None
+    status: Optional[str] = None
+    source_trajectory: Optional[str] = None
+    source_trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
+    domain: Optional[str] = None
+    raw_text: Optional[str] = None
+    data_json: Optional[str] = None
+    content_hash: str
+    created_at: str
+
+
+class RuleVersionRow(SQLModel, table=True):
+    __tablename__ = "rule_version"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    rule_id: int = Field(foreign_key="rule.id")
+    version: int
+    trigger: str
+    context_json: str
+    signature: Optional[str] = None
+    directive: str
+    because: Optional[str] = None
+    confidence: Optional[float] = None
+    author: str
+    note: Optional[str] = None
+    created_at: str
+
+
+class ImportReportRow(SQLModel, table=True):
+    __tablename__ = "import_report"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    started_at: str
+    finished_at: Optional[str] = None
+    roots_json: str
+    summary_json: Optional[str] = None
+
+
+class ImportIssueRow(SQLModel, table=True):
+    __tablename__ = "import_issue"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    report_id: int = Field(foreign_key="import_report.id")
+    corpus: Optional[str] = None
+    file: str
+    line: Optional[int] = None
+    field: Optional[str] = None
+    reason: str
+
+
+class AuditEventRow(SQLModel, table=True):
+    __tablename__ = "audit_event"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    at: str
+    actor: str
+    action: str
+    target_kind: str
+    target_id: str
+    reason: Optional[str] = None
+    before_json: Optional[str] = None
+    after_json: Optional[str] = None
+    run_id: Optional[int] = None
+
+
+class SettingRow(SQLModel, table=True):
+    __tablename__ = "setting"
+    key: str = Field(primary_key=True)
+    value_json: str
+
+
+class ReplayRunRow(SQLModel, table=True):
+    __tablename__ = "replay_run"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    started_at: str
+    finished_at: Optional[str] = None
+    status: str
+    profile: str
+    config_json: str
+    config_hash: str
+    corpus_hash: str
+    model_id: Optional[str] = None
+    semantic_state: str
+    pairs: int = 0
+    seconds: Optional[float] = None
+    scope: Optional[str] = None
+
+
+class ReplayResultRow(SQLModel, table=True):
+    __tablename__ = "replay_result"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="replay_run.id")
+    rule_version_id: int = Field(foreign_key="rule_version.id")
+    verdict: str
+    reason: str
+    threshold: float
+    prevented_n: int
+    broken_n: int
+    near_miss_n: int
+    missed_n: int
+    precision: Optional[float] = None
+    precision_lo: Optional[float] = None
+    precision_hi: Optional[float] = None
+    recall: Optional[float] = None
+    recall_lo: Optional[float] = None
+    recall_hi: Optional[float] = None
+    recall_pool_json: str
+    precision_pool_json: str
+    attribution: Optional[str] = None
+
+
+class ReplayOutcomeRow(SQLModel, table=True):
+    __tablename__ = "replay_outcome"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    result_id: int = Field(foreign_key="replay_result.id")
+    trajectory_pk: int = Field(foreign_key="trajectory.id")
+    bucket: str
+    score: float
+    token_f1: Optional[float] = None
+    bigram: Optional[float] = None
+    cosine: Optional[float] = None
+    view: Optional[str] = None
+    floor: Optional[str] = None
+    threshold: float
+    margin: float
+
+
+class EmbeddingRow(SQLModel, table=True):
+    __tablename__ = "embedding"
+    model_id: str = Field(primary_key=True)
+    text_hash: str = Field(primary_key=True)
+    dim: int
+    vector: bytes

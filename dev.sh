@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One entry point for people and CI:
+#   ./dev.sh run [ARGS...]   set up (first time) and start the Workbench window
+#   ./dev.sh test [ARGS...]  set up (first time) and run the test suite
+#   ./dev.sh cli [ARGS...]   set up (first time) and run the headless CLI
+# Setup makes .venv, installs the CPU build of torch first (an unpinned torch would pull a
+# multi-gigabyte CUDA build), then the project with its test extras. It re-runs only when
+# pyproject.toml changes.
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV="${WORKBENCH_VENV:-.venv}"
+PY="${PYTHON:-python3}"
+STAMP="$VENV/.workbench-installed"
+
+setup() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV"
+  fi
+  local want
+  want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+  if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want" ]; then
+    "$VENV/bin/python" -m pip install --quiet --upgrade pip
+    "$VENV/bin/python" -m pip install --quiet "torch==2.13.0"
+    "$VENV/bin/python" -m pip install --quiet -e '.[test]'
+    echo "$want" > "$STAMP"
+  fi
+}
+
+cmd="${1:-run}"
+shift || true
+setup
+case "$cmd" in
+  run)  exec "$VENV/bin/cauterule-gui" "$@" ;;
+  test) export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+        exec "$VENV/bin/python" -m pytest "$@" ;;
+  cli)  exec "$VENV/bin/cauterule-workbench" "$@" ;;
+  setup) ;;
+  *) echo "usage: ./dev.sh run|test|cli|setup [ARGS...]" >&2; exit 2 ;;
+esac
