@@ -81,6 +81,74 @@ def cmd_corpora(args: argparse.Namespace, store: Store) -> int:
     return EXIT_OK
 
 
+def cmd_replay(args: argparse.Namespace, store: Store) -> int:
+    from core.replay.profiles import profile_by_name
+    from core.replaying import make_embedder, materialise_expected_rules, result_json, run_replay
+
+    profile = profile_by_name(args.profile)
+    changes: dict[str, Any] = {}
+    if args.semantic is not None:
+        changes["semantic"] = args.semantic
+    if args.threshold is not None:
+        if not 0.0 < args.threshold <= 1.0:
+            print("error: --threshold must be in (0, 1]", file=sys.stderr)
+            return EXIT_USAGE
+        changes["threshold"] = args.threshold
+    profile = profile.with_(**changes) if changes else profile
+    if args.from_expected_rule:
+        materialise_expected_rules(store)
+    embedder, note = (None, None)
+    if profile.semantic:
+        embedder, note = make_embedder(store)
+        if embedder is None:
+            print(f"warning: semantic matching unavailable: {note}", file=sys.stderr)
+    summary = run_replay(
+        store, profile, rule_ids=args.rule, include_expected_rules=args.from_expected_rule,
+        embedder=embedder, semantic_note=note, scope="cli",
+    )
+    if args.json:
+        _print_json(
+            {
+                "run": {
+                    "id": summary.run_id, "status": summary.status, "profile": summary.profile,
+                    "model": summary.model_id, "semantic": summary.semantic_state,
+                    "semantic_note": summary.semantic_note, "pairs": summary.pairs,
+                    "seconds": round(summary.seconds, 3),
+                },
+                "rules": [result_json(r, summary.inputs) for r in summary.results],
+            }
+        )
+        return EXIT_OK
+    for result in summary.results:
+        row = result_json(result, summary.inputs)
+        print(
+            f"{row['origin']}: {row['verdict']} ({row['reason']}) prevented {len(row['prevented'])}, "
+            f"broken {len(row['broken'])}, near-miss {len(row['near_misses'])}, missed {len(row['missed'])}"
+        )
+    print(
+        f"run #{summary.run_id} {summary.status}: {len(summary.results)} rules, {summary.pairs} pairs in "
+        f"{summary.seconds:.2f} s, profile {summary.profile}, semantic {summary.semantic_state}"
+    )
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace, store: Store) -> int:
+    from core.reporting import build_report, report_markdown
+
+    try:
+        report = build_report(store, args.run)
+    except LookupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.md:
+        print(report_markdown(report))
+    elif args.json:
+        _print_json(report)
+    else:
+        print(report_markdown(report))
+    return EXIT_OK
+
+
 Command = Callable[[argparse.Namespace, Store], int]
 
 
@@ -105,13 +173,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_corpora)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    p = sub.add_parser("replay", help="replay every rule against the store's trajectories")
+    _add_store(p)
+    p.add_argument("--profile", default="workbench", choices=["workbench", "reference-0.3.1"])
+    p.add_argument("--semantic", dest="semantic", action="store_true", default=None,
+                   help="semantic matching on (default: on for workbench, off for reference-0.3.1)")
+    p.add_argument("--no-semantic", dest="semantic", action="store_false")
+    p.add_argument("--threshold", type=float, default=None, help="one flat threshold instead of per-corpus ones")
+    p.add_argument("--from-expected-rule", action="store_true",
+                   help="also replay every non-empty expected_rule as a candidate")
+    p.add_argument("--rule", type=int, action="append", default=None, help="replay only this rule id (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("report", help="per-corpus rates, extraction accuracy and safety for a replay run")
+    _add_store(p)
+    p.add_argument("--run", type=int, default=None, help="replay run id (default: the latest complete run)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--md", action="store_true")
+    p.set_defaults(func=cmd_report)
     return parser
-
-
-# Later subcommands (replay, report, ...) register themselves here without touching the above.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away; that is not an error of ours.
+        sys.stdout = None  # type: ignore[assignment]
+        return EXIT_OK
     finally:
         store.close()
 

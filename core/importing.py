@@ -104,11 +104,9 @@ def import_paths(
 
     for source in rule_files:
         _check_cancel(cancel)
-        name = source.corpus_name
-        if name not in counts:
-            _set_role(corpora, counts, name, [])
-        issues, note = _import_rule_file(corpora, rules, counts[name], source)
-        counts[name].rejected += len(issues)
+        issues, note = _import_rule_file(corpora, rules, counts, source)
+        if issues:
+            counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
         if note:
             notes.append(note)
@@ -236,14 +234,18 @@ def _reconcile(
 
 
 def _import_rule_file(
-    corpora: CorpusRepository, rules: RuleRepository, counts: _Counts, source: CorpusFile
+    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile
 ) -> tuple[list[ImportIssue], str | None]:
     data = source.abs_path.read_bytes()
     result = read_rule_bytes(data, source.rel_path)
     issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
     if result.rule is None:
-        note = None if result.kind == "rule" else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
+        note = None if issues else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
         return issues, note
+    # A corpus exists only once it holds something: a catalog alone does not make one.
+    if source.corpus_name not in all_counts:
+        _set_role(corpora, all_counts, source.corpus_name, [])
+    counts = all_counts[source.corpus_name]
     corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
     if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
         return issues, None
