@@ -207,7 +207,57 @@ _REPLAY = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY)
+_REVIEW = Migration(
+    3,
+    "review decisions, evidence views and waivers, agreement marks",
+    (
+        # One row per human decision; an undo is a new row pointing at what it undoes.
+        """CREATE TABLE decision (
+            id INTEGER PRIMARY KEY,
+            rule_id INTEGER NOT NULL REFERENCES rule(id) ON DELETE CASCADE,
+            rule_version_id INTEGER NOT NULL REFERENCES rule_version(id) ON DELETE CASCADE,
+            run_id INTEGER REFERENCES replay_run(id) ON DELETE SET NULL,
+            reviewer TEXT NOT NULL,
+            action TEXT NOT NULL,
+            reason TEXT,
+            evidence_json TEXT,
+            undoes_id INTEGER REFERENCES decision(id),
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX ix_decision_rule ON decision(rule_id)",
+        """CREATE TABLE evidence_view (
+            id INTEGER PRIMARY KEY,
+            reviewer TEXT NOT NULL,
+            result_id INTEGER NOT NULL REFERENCES replay_result(id) ON DELETE CASCADE,
+            trajectory_pk INTEGER NOT NULL REFERENCES trajectory(id) ON DELETE CASCADE,
+            viewed_at TEXT NOT NULL,
+            UNIQUE (reviewer, result_id, trajectory_pk)
+        )""",
+        """CREATE TABLE waiver (
+            id INTEGER PRIMARY KEY,
+            reviewer TEXT NOT NULL,
+            result_id INTEGER NOT NULL REFERENCES replay_result(id) ON DELETE CASCADE,
+            trajectory_pk INTEGER NOT NULL REFERENCES trajectory(id) ON DELETE CASCADE,
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        # Human-vs-replay marks. trajectory_pk NULL marks the rule's verdict itself.
+        """CREATE TABLE agreement_mark (
+            id INTEGER PRIMARY KEY,
+            reviewer TEXT NOT NULL,
+            result_id INTEGER NOT NULL REFERENCES replay_result(id) ON DELETE CASCADE,
+            trajectory_pk INTEGER REFERENCES trajectory(id) ON DELETE CASCADE,
+            replay_answer TEXT NOT NULL,
+            mark TEXT NOT NULL,
+            blinded INTEGER NOT NULL,
+            session_id INTEGER,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX ix_mark_result ON agreement_mark(result_id, reviewer)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

@@ -189,3 +189,49 @@ class EmbeddingRow(SQLModel, table=True):
     text_hash: str = Field(primary_key=True)
     dim: int
     vector: bytes
+
+
+class DecisionRow(SQLModel, table=True):
+    __tablename__ = "decision"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    rule_id: int = Field(foreign_key="rule.id")
+    rule_version_id: int = Field(foreign_key="rule_version.id")
+    run_id: Optional[int] = Field(default=None, foreign_key="replay_run.id")
+    reviewer: str
+    action: str
+    reason: Optional[str] = None
+    evidence_json: Optional[str] = None
+    undoes_id: Optional[int] = Field(default=None, foreign_key="decision.id")
+    created_at: str
+
+
+class EvidenceViewRow(SQLModel, table=True):
+    __tablename__ = "evidence_view"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    reviewer: str
+    result_id: int = Field(foreign_key="replay_result.id")
+    trajectory_pk: int = Field(foreign_key="trajectory.id")
+    viewed_at: str
+
+
+class WaiverRow(SQLModel, table=True):
+    __tablename__ = "waiver"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    reviewer: str
+    result_id: int = Field(foreign_key="replay_result.id")
+    trajectory_pk: int = Field(foreign_key="trajectory.id")
+    reason: str
+    created_at: str
+
+
+class AgreementMarkRow(SQLModel, table=True):
+    __tablename__ = "agreement_mark"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    reviewer: str
+    result_id: int = Field(foreign_key="replay_result.id")
+    trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
+    replay_answer: str
+    mark: str
+    blinded: bool
+    session_id: Optional[int] = None
+    created_at: str
