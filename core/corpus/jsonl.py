@@ -1,0 +1,363 @@
+"""Reading trajectory JSONL files into records and per-record issues. Never raises.
+
+Record boundaries follow the 0.3.1 loader (``load_trajectories``) so that both readers see
+the same records: one JSON object per non-blank line, except that a line which is exactly
+``{`` (after stripping) opens a pretty-printed record that runs until its braces balance
+(braces inside strings ignored; blank lines inside are skipped). Line breaks are ``\\n``,
+``\\r\\n`` and a lone ``\\r``, as in Python's universal-newline text mode the loader uses.
+
+Where the reference is fragile we are deliberately more tolerant, and say so:
+
+* Decoding is per line, so invalid UTF-8 costs only the record it sits in (the reference
+  aborts the whole file with ``UnicodeDecodeError``).
+* A leading UTF-8 BOM is stripped (the reference fails the first record on it); the record
+  gets a note saying so.
+* A multi-line record still open at end of file is one issue, never silently dropped (#773).
+
+``data`` is the object exactly as ``json.loads`` parsed it: key order, unknown keys, numbers
+and literal backslash-n sequences are kept; nothing is coerced. Coerced views live in
+properties.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.corpus.validation import (
+    FieldProblem,
+    describe_value,
+    effective_trajectory_id,
+    parse_strict_bool,
+    text_like_reference,
+    validate_trajectory,
+)
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class RecordIssue:
+    """A record that could not be imported (or a file that could not be read).
+
+    ``line`` is the 1-based first line of the record; None when the problem is not tied to a
+    line (an unreadable file, a YAML file without position information).
+    """
+
+    file: str
+    line: int | None
+    field: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class TrajectoryRecord:
+    """One accepted trajectory record, lossless.
+
+    ``raw_text`` is the record's text as in the file (BOM and the final line ending removed;
+    inner line breaks of a pretty-printed record normalised to ``\\n``). ``notes`` are the
+    ``note``-level problems: accepted oddities a reviewer may want to see.
+    """
+
+    line: int
+    end_line: int
+    raw_text: str
+    data: dict[str, Any]
+    notes: list[FieldProblem] = field(default_factory=list)
+
+    @property
+    def trajectory_id(self) -> str:
+        """The id the reference model uses: ``trajectory_id``, else ``id`` when that is empty."""
+        return effective_trajectory_id(self.data)[1]
+
+    @property
+    def success(self) -> bool:
+        """``success`` with the strict #769 coercion (accepted records always have one)."""
+        return bool(parse_strict_bool(self.data.get("success")))
+
+    @property
+    def task(self) -> str:
+        return text_like_reference(self.data.get("task", "")) or ""
+
+    @property
+    def domain(self) -> str | None:
+        return _optional_text(self.data.get("domain"))
+
+    @property
+    def failure_class(self) -> str | None:
+        return _optional_text(self.data.get("failure_class"))
+
+    @property
+    def failure_point(self) -> str | None:
+        return _optional_text(self.data.get("failure_point"))
+
+    @property
+    def expected_outcome(self) -> str | None:
+        return _optional_text(self.data.get("expected_outcome"))
+
+    @property
+    def expected_rule(self) -> str | None:
+        """The gold rule sentence; ``""`` means "no rule expected", None means key absent/null."""
+        return _optional_text(self.data.get("expected_rule"))
+
+    @property
+    def quality_label(self) -> str | None:
+        return _optional_text(self.data.get("quality_label"))
+
+
+@dataclass(frozen=True)
+class TrajectoryFileResult:
+    """Everything read from one JSONL file: accepted records and the issues of the rest."""
+
+    file: str
+    records: list[TrajectoryRecord]
+    issues: list[RecordIssue]
+
+    @property
+    def notes(self) -> list[RecordIssue]:
+        """The records' notes flattened into file/line form, for a per-file listing."""
+        return [
+            RecordIssue(self.file, record.line, note.field or None, note.reason)
+            for record in self.records
+            for note in record.notes
+        ]
+
+
+def _optional_text(value: object) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else text_like_reference(value)
+
+
+@dataclass
+class _Chunk:
+    """The physical lines making up one record, before parsing."""
+
+    first_line: int
+    last_line: int
+    texts: list[str]  # decoded (with replacement chars) line texts, blank ones included
+    parse_lines: list[tuple[int, str, int]]  # (file line, stripped text, columns stripped on the left)
+    bad_utf8: list[tuple[int, str]]  # (file line, decode error message)
+    truncated: bool = False
+
+
+def read_trajectory_file(path: Path, file: str | None = None) -> TrajectoryFileResult:
+    """Read a JSONL file; ``file`` is the label used in results (default: the path as given)."""
+    label = file if file is not None else Path(path).as_posix()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return TrajectoryFileResult(label, [], [RecordIssue(label, None, None, f"could not read file: {exc}")])
+    return read_trajectory_bytes(data, label)
+
+
+def read_trajectory_bytes(data: bytes, file: str) -> TrajectoryFileResult:
+    """Split, decode, parse and validate; bad records become issues, good neighbours still load."""
+    records: list[TrajectoryRecord] = []
+    issues: list[RecordIssue] = []
+    try:
+        raw = bytes(data)
+        had_bom = raw.startswith(_BOM)
+        if had_bom:
+            raw = raw[len(_BOM) :]
+        seen_ids: dict[str, int] = {}
+        for chunk in _chunks(raw):
+            try:
+                outcome = _read_chunk(chunk, file)
+            except Exception as exc:  # noqa: BLE001 — last line of defence: never raise
+                outcome = RecordIssue(file, chunk.first_line, None, f"internal error while reading: {exc!r}")
+            if isinstance(outcome, RecordIssue):
+                issues.append(outcome)
+                continue
+            if had_bom and outcome.line == 1:
+                outcome.notes.insert(
+                    0,
+                    FieldProblem("", "file starts with a UTF-8 BOM (stripped); the 0.3.1 loader fails this record", "note"),
+                )
+            _note_duplicate_id(outcome, seen_ids)
+            records.append(outcome)
+    except Exception as exc:  # noqa: BLE001 — e.g. a non-bytes argument
+        issues.append(RecordIssue(file, None, None, f"internal error while reading file: {exc!r}"))
+    return TrajectoryFileResult(file, records, issues)
+
+
+def _note_duplicate_id(record: TrajectoryRecord, seen: dict[str, int]) -> None:
+    """Ids are not unique in the corpora (reference doc §1.7); keep both, but say so."""
+    tid = record.trajectory_id
+    if tid in seen:
+        record.notes.append(
+            FieldProblem(
+                "trajectory_id",
+                f"duplicate id {tid!r} in this file (first at line {seen[tid]}); kept — records are keyed by file and line",
+                "note",
+            )
+        )
+    else:
+        seen[tid] = record.line
+
+
+def _split_lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
+    """Physical lines with 1-based numbers; the empty tail after a final newline is dropped."""
+    pieces = _LINE_BREAK.split(raw)
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    return enumerate(pieces, start=1)
+
+
+def _decode(line: bytes) -> tuple[str, str | None]:
+    """Decode one line; on invalid UTF-8 return replacement text (for structure) and the error."""
+    try:
+        return line.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        error = f"invalid UTF-8 at byte {exc.start + 1} ({line[exc.start:exc.start + 4]!r}…)"
+        return line.decode("utf-8", errors="replace"), error
+
+
+def brace_depth(text: str) -> int:
+    """Net ``{`` minus ``}`` outside string literals, the loader's rule for pretty-printed records.
+
+    State resets per line (JSON strings cannot span lines), and a backslash escapes the next
+    character wherever it appears, as in the 0.3.1 loader.
+    """
+    depth = 0
+    in_string = False
+    skip_next = False
+    for ch in text:
+        if skip_next:
+            skip_next = False
+        elif ch == "\\":
+            skip_next = True
+        elif ch == '"':
+            in_string = not in_string
+        elif not in_string:
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+    return depth
+
+
+def _chunks(raw: bytes) -> Iterator[_Chunk]:
+    """Group physical lines into records following the loader's rules."""
+    open_chunk: _Chunk | None = None
+    depth = 0
+    for number, line_bytes in _split_lines(raw):
+        text, error = _decode(line_bytes)
+        stripped = text.strip()
+        if open_chunk is not None:
+            open_chunk.texts.append(text)
+            open_chunk.last_line = number
+            if error:
+                open_chunk.bad_utf8.append((number, error))
+            if not stripped:
+                continue
+            open_chunk.parse_lines.append((number, stripped, _left_strip_width(text)))
+            depth += brace_depth(stripped)
+            if depth <= 0:
+                yield open_chunk
+                open_chunk = None
+            continue
+        if not stripped:
+            continue
+        chunk = _Chunk(
+            first_line=number,
+            last_line=number,
+            texts=[text],
+            parse_lines=[(number, stripped, _left_strip_width(text))],
+            bad_utf8=[(number, error)] if error else [],
+        )
+        if stripped == "{":
+            open_chunk, depth = chunk, 1
+        else:
+            yield chunk
+    if open_chunk is not None:
+        open_chunk.truncated = True
+        yield open_chunk
+
+
+def _left_strip_width(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
+    """Turn one chunk into a record or the single issue explaining why it is not one."""
+    span = _span(chunk)
+    if chunk.truncated:
+        return RecordIssue(
+            file,
+            chunk.first_line,
+            None,
+            f"truncated: the multi-line record opened at line {chunk.first_line} is not closed "
+            f"before the end of the file (line {chunk.last_line})",
+        )
+    if chunk.bad_utf8:
+        where, error = chunk.bad_utf8[0]
+        at = f" on line {where}" if where != chunk.first_line else ""
+        return RecordIssue(file, chunk.first_line, None, f"{error}{at}; record{span} skipped")
+    duplicate_keys: list[str] = []
+    try:
+        obj = json.loads("\n".join(text for _, text, _ in chunk.parse_lines), object_pairs_hook=_pairs_hook(duplicate_keys))
+    except json.JSONDecodeError as exc:
+        line, column = _file_position(chunk, exc.lineno, exc.colno)
+        return RecordIssue(file, chunk.first_line, None, f"not valid JSON: {exc.msg} (line {line}, column {column})")
+    except (ValueError, RecursionError) as exc:
+        return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
+    if not isinstance(obj, dict):
+        return RecordIssue(file, chunk.first_line, None, f"expected a JSON object{span}, got {describe_value(obj)}")
+    problems = validate_trajectory(obj)
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        return RecordIssue(file, chunk.first_line, errors[0].field or None, _summarise(errors))
+    notes = [p for p in problems if not p.is_error]
+    notes.extend(
+        FieldProblem(key, f"key {key!r} appears more than once in an object; the last value is kept", "note")
+        for key in duplicate_keys
+    )
+    return TrajectoryRecord(
+        line=chunk.first_line,
+        end_line=chunk.last_line,
+        raw_text="\n".join(chunk.texts),
+        data=obj,
+        notes=notes,
+    )
+
+
+def _span(chunk: _Chunk) -> str:
+    return f" (lines {chunk.first_line}–{chunk.last_line})" if chunk.last_line != chunk.first_line else ""
+
+
+def _summarise(errors: list[FieldProblem]) -> str:
+    """One issue per bad record: the first error in full, the others listed after it."""
+    head = errors[0].reason
+    if len(errors) == 1:
+        return head
+    rest = "; ".join(f"{p.field or 'record'}: {p.reason}" for p in errors[1:])
+    return f"{head} (also: {rest})"
+
+
+def _file_position(chunk: _Chunk, lineno: int, colno: int) -> tuple[int, int]:
+    """Map a position in the joined, stripped parse text back to the file's line and column."""
+    index = min(max(lineno, 1), len(chunk.parse_lines)) - 1
+    file_line, _, stripped_left = chunk.parse_lines[index]
+    return file_line, colno + stripped_left
+
+
+def _pairs_hook(duplicates: list[str]) -> Any:
+    """Build objects exactly as the default decoder does (last value wins), noting duplicate keys."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen and key not in duplicates:
+                    duplicates.append(key)
+                seen.add(key)
+        return result
+
+    return hook
