@@ -15,7 +15,7 @@ from typing import Any
 
 from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
 from core.hashing import sha256_text
-from core.replay import replay
+from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult
 from core.store.corpus_repo import CorpusRepository
@@ -153,6 +153,7 @@ def run_replay(
     all_results: list[RuleResult] = []
     status = "complete"
     state = "off"
+    views_cache: dict[int, Any] = {}
     for start in range(0, max(len(inputs.rules), 1), RULES_PER_CHUNK):
         chunk = inputs.rules[start : start + RULES_PER_CHUNK]
         offset = done_pairs
@@ -174,7 +175,8 @@ def run_replay(
         if output.status == "cancelled":
             status = "cancelled"
             break
-        repo.save_results(run_id, output.results, inputs.version_by_key)
+        spans = pair_spans(output.results, inputs, profile, state == "on", views_cache)
+        repo.save_results(run_id, output.results, inputs.version_by_key, spans)
         all_results.extend(output.results)
         if on_results is not None:
             on_results(output.results)
@@ -191,6 +193,35 @@ def run_replay(
         semantic_state=state, pairs=done_pairs, seconds=seconds, results=all_results, inputs=inputs,
         semantic_note=semantic_note,
     )
+
+
+def pair_spans(
+    results: Sequence[RuleResult], inputs: ReplayInputs, profile: ReplayProfile, semantic_on: bool,
+    views_cache: dict[int, Any] | None = None,
+) -> dict[tuple[str, int], list[tuple[str, int, int, str]]]:
+    """Highlight spans for every evidence pair (never for no-effect pairs: there are few).
+
+    Computed with the scalar explanation path of the matcher, which agrees exactly with
+    the batch path replay used, and stored with the run so the viewer never re-matches.
+    """
+    from core.matching.score import explain
+    from core.replay import matcher_bridge
+
+    matcher = matcher_bridge.matcher_profile(profile.matcher, semantic=semantic_on)
+    rules = {r.key: r for r in inputs.rules}
+    records = {t.key: t.record for t in inputs.trajectories}
+    views_cache = {} if views_cache is None else views_cache
+    spans: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}
+    for result in results:
+        rule_text = matcher_bridge.rule_text(rules[result.rule_key])
+        for outcome in result.outcomes:
+            views = views_cache.get(outcome.trajectory_key)
+            if views is None:
+                views = matcher_bridge.views_for(records[outcome.trajectory_key], matcher)
+                views_cache[outcome.trajectory_key] = views
+            parts = explain(rule_text, views, matcher, cosine=outcome.cosine)
+            spans[(result.rule_key, outcome.trajectory_key)] = [(s.field, s.start, s.end, s.kind) for s in parts.spans]
+    return spans
 
 
 def result_json(result: RuleResult, inputs: ReplayInputs) -> dict[str, Any]:

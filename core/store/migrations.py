@@ -194,7 +194,8 @@ _REPLAY = Migration(
             view TEXT,
             floor TEXT,
             threshold REAL NOT NULL,
-            margin REAL NOT NULL
+            margin REAL NOT NULL,
+            spans_json TEXT
         )""",
         "CREATE INDEX ix_outcome_result ON replay_outcome(result_id, bucket)",
         """CREATE TABLE embedding (

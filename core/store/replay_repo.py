@@ -84,6 +84,7 @@ class StoredOutcome:
     floor: str | None
     threshold: float
     margin: float
+    spans: tuple[tuple[str, int, int, str], ...] = ()
 
 
 def _pool_json(pool: PoolInfo) -> str:
@@ -109,8 +110,16 @@ class ReplayRepository:
             assert row.id is not None
             return row.id
 
-    def save_results(self, run_id: int, results: Sequence[RuleResult], version_by_key: Mapping[str, int]) -> None:
-        """Save a batch of finished rule results and their pair outcomes in one transaction."""
+    def save_results(
+        self, run_id: int, results: Sequence[RuleResult], version_by_key: Mapping[str, int],
+        spans: Mapping[tuple[str, int], Sequence[tuple[str, int, int, str]]] | None = None,
+    ) -> None:
+        """Save a batch of finished rule results and their pair outcomes in one transaction.
+
+        ``spans`` maps (rule key, trajectory key) to highlight spans (field, start, end, kind)
+        into the record's original text, so the evidence viewer never has to re-match.
+        """
+        spans = spans or {}
         with self._store.session() as session:
             for result in results:
                 row = ReplayResultRow(
@@ -133,6 +142,7 @@ class ReplayRepository:
                         "result_id": row.id, "trajectory_pk": o.trajectory_key, "bucket": o.bucket,
                         "score": o.score, "token_f1": o.token_f1, "bigram": o.bigram, "cosine": o.cosine,
                         "view": o.view, "floor": o.floor, "threshold": o.threshold, "margin": o.margin,
+                        "spans_json": json.dumps([list(x) for x in spans.get((result.rule_key, o.trajectory_key), ())]),
                     }
                     for o in result.outcomes
                 ]
@@ -190,6 +200,7 @@ class ReplayRepository:
                     domain=r["domain"], success=bool(r["success"]), bucket=r["bucket"], score=r["score"],
                     token_f1=r["token_f1"], bigram=r["bigram"], cosine=r["cosine"], view=r["view"],
                     floor=r["floor"], threshold=r["threshold"], margin=r["margin"],
+                    spans=tuple(tuple(x) for x in json.loads(r["spans_json"] or "[]")),  # type: ignore[misc]
                 )
                 for r in rows
             ]

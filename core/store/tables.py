@@ -181,6 +181,7 @@ class ReplayOutcomeRow(SQLModel, table=True):
     floor: Optional[str] = None
     threshold: float
     margin: float
+    spans_json: Optional[str] = None  # [[field, start, end, kind], ...] into the original record text
 
 
 class EmbeddingRow(SQLModel, table=True):

@@ -58,7 +58,7 @@ def test_core_tests_pass_with_pyside6_blocked() -> None:
     tests = Path(__file__).resolve().parent
     script = BLOCKER.format(forbidden=set(FORBIDDEN)) + (
         "\nimport pytest, sys\n"
-        f"sys.exit(pytest.main([{str(tests)!r}, '-q', '-x', '-p', 'no:pytestqt', '-p', 'no:cacheprovider', "
+        f"sys.exit(pytest.main([{str(tests)!r}, '-q', '-x', '-p', 'no:pytest-qt', '-p', 'no:cacheprovider', "
         "'-m', 'not slow', '--deselect', "
         f"{str(tests / 'test_layering.py')!r}]))\n"
     )

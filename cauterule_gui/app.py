@@ -1,0 +1,131 @@
+"""Composition root: ``cauterule-gui [--store DB] [--screenshot PNG]``.
+
+Builds the application, the job runner, the store services and the window, and wires the
+start-up load: a store without corpora gets the demo corpus imported (off the GUI thread).
+``--screenshot`` renders the window once loading has finished, saves it and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+import cauterule_gui
+from core.store.engine import default_store_path
+
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error, open_services
+from cauterule_gui.settings import configure_application_names, make_settings
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+SCREENSHOT_TIMEOUT_MS = 120_000
+
+
+def demo_corpus_path() -> Path:
+    return Path(cauterule_gui.__file__).resolve().parent.parent / "corpora" / "demo"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="cauterule-gui", description="CauterRule Workbench")
+    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+    parser.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
+                        help="render the window after loading, save it to PNG and exit")
+    return parser.parse_args(argv)
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    return QApplication([sys.argv[0] if sys.argv else "cauterule-gui"])
+
+
+def _report_store_error(error: BaseException, path: Path, interactive: bool) -> None:
+    title, text = describe_store_error(error, path)
+    print(f"cauterule-gui: {title}: {error}", file=sys.stderr)
+    if interactive:
+        box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Close)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.exec()
+
+
+def start_initial_load(window: MainWindow, demo: Path) -> bool:
+    """Import the demo corpus into a store that has none. Returns True if a job was started."""
+    services = window.services
+    if services is None or services.corpora.list_corpora() or not demo.is_dir():
+        return False
+    return window.importer.start([demo], show_dialog=False) is not None
+
+
+def _wait_until_idle(runner: JobRunner, timeout_ms: int) -> bool:
+    """Run the event loop until no job is active (signals delivered) or the timeout passes."""
+    if not runner.is_busy():
+        return True
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+
+    def _check(_handle: object) -> None:
+        if not runner.is_busy():
+            loop.quit()
+
+    runner.job_finished.connect(_check)
+    timer.start(timeout_ms)
+    loop.exec()
+    runner.job_finished.disconnect(_check)
+    return not runner.is_busy()
+
+
+def save_screenshot(window: MainWindow, path: Path) -> bool:
+    if window.table_panel.current_pk() is None:
+        window.table_panel.select_row(0)  # show the viewer with content, not the placeholder
+    for _ in range(3):
+        QApplication.processEvents()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return window.grab().save(str(path), "PNG")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    app = _application()
+    configure_application_names()
+    store_path = (args.store or default_store_path()).expanduser()
+    interactive = args.screenshot is None
+    try:
+        services: StoreServices = open_services(store_path)
+    except (*STORE_ERRORS, OSError) as error:
+        _report_store_error(error, store_path, interactive)
+        return EXIT_ERROR
+
+    runner = JobRunner()
+    window = MainWindow(services, runner, make_settings(), open_services)
+    try:
+        window.show()
+        start_initial_load(window, demo_corpus_path())
+        if not interactive:
+            if not _wait_until_idle(runner, SCREENSHOT_TIMEOUT_MS):
+                print("cauterule-gui: loading did not finish in time", file=sys.stderr)
+                return EXIT_ERROR
+            if not save_screenshot(window, args.screenshot):
+                print(f"cauterule-gui: could not write {args.screenshot}", file=sys.stderr)
+                return EXIT_ERROR
+            return EXIT_OK
+        return int(app.exec())
+    finally:
+        window.close()  # saves settings and stops jobs (cancel + wait)
+        runner.shutdown()
+        if window.services is not None:
+            window.services.close()
+        window.deleteLater()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

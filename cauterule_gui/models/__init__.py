@@ -1,0 +1,1 @@
+"""One QAbstractTableModel per entity; large sets are fetched lazily from the repositories."""

@@ -1,0 +1,111 @@
+"""Corpora for the navigator: a small list (one row per corpus), loaded whole.
+
+Row 0 is the synthetic "All corpora" entry; its corpus name role is ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from core.store.corpus_repo import CorpusRepository
+from core.store.dto import CorpusInfo
+
+from cauterule_gui.plain_text import plain_tooltip
+
+Index = QModelIndex | QPersistentModelIndex
+
+HEADERS = ("Corpus", "Role", "Traj.", "Rules")
+COL_NAME, COL_ROLE, COL_TRAJECTORIES, COL_RULES = range(len(HEADERS))
+ALL_CORPORA = "All corpora"
+
+# Role carrying the corpus name (str), or None for "All corpora".
+CORPUS_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class CorpusTableModel(QAbstractTableModel):
+    def __init__(self, repository: CorpusRepository | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._repo = repository
+        self._corpora: list[CorpusInfo] = []
+        self._load()
+
+    def set_repository(self, repository: CorpusRepository | None) -> None:
+        self._repo = repository
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._load()
+        self.endResetModel()
+
+    def _load(self) -> None:
+        self._corpora = self._repo.list_corpora() if self._repo is not None else []
+
+    @property
+    def corpora(self) -> list[CorpusInfo]:
+        return list(self._corpora)
+
+    def corpus_name(self, row: int) -> str | None:
+        return self._corpora[row - 1].name if 1 <= row <= len(self._corpora) else None
+
+    def row_of(self, name: str | None) -> int:
+        if name is None:
+            return 0
+        for row, info in enumerate(self._corpora, start=1):
+            if info.name == name:
+                return row
+        return 0
+
+    # -- Qt model interface ------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._corpora) + 1
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return ("corpus (folder relative to the import root)", "corpus role", "trajectories", "rules")[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() <= len(self._corpora):
+            return None
+        row, column = index.row(), index.column()
+        if row == 0:
+            return self._all_data(column, role)
+        info = self._corpora[row - 1]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (info.name, info.role, info.trajectories, info.rules)[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(
+                f"{info.name}\nrole: {info.role} (from {info.role_source})\n"
+                f"{info.trajectories} trajectories, {info.rules} rules"
+            )
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_TRAJECTORIES, COL_RULES):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == CORPUS_NAME_ROLE:
+            return info.name
+        return None
+
+    def _all_data(self, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            trajectories = sum(c.trajectories for c in self._corpora)
+            rules = sum(c.rules for c in self._corpora)
+            return (ALL_CORPORA, "", trajectories, rules)[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_TRAJECTORIES, COL_RULES):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"Every corpus in this store ({len(self._corpora)})"
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren

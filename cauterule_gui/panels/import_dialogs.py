@@ -1,0 +1,129 @@
+"""Import UI: the status-bar progress widget (with Cancel) and the result dialog."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.store.dto import ImportSummary
+
+from cauterule_gui.jobs import JobHandle
+from cauterule_gui.models.import_issue_table_model import ImportIssueTableModel
+from cauterule_gui.plain_text import plain_label
+
+SHOW_AFTER_MS = 500  # short jobs finish without the progress bar flashing
+
+
+class JobProgressWidget(QWidget):
+    """Progress bar + Cancel for one job at a time; appears only if the job takes a while."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = plain_label("", self)
+        self.bar = QProgressBar(self)
+        self.bar.setMaximumWidth(220)
+        self.bar.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setAccessibleName("Cancel the running job")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel_button)
+        self._handle: JobHandle | None = None
+        self._show_timer = QTimer(self)
+        self._show_timer.setSingleShot(True)
+        self._show_timer.setInterval(SHOW_AFTER_MS)
+        self._show_timer.timeout.connect(self._reveal)
+        self.cancel_button.clicked.connect(self._cancel)
+        self.hide()
+
+    def track(self, handle: JobHandle, label: str) -> None:
+        self._handle = handle
+        self.label.setText(label)
+        self.bar.setRange(0, 0)  # busy until the first progress report
+        self.cancel_button.setEnabled(True)
+        handle.progress.connect(self._on_progress)
+        handle.finished.connect(self._on_finished)
+        self._show_timer.start()
+
+    def _reveal(self) -> None:
+        if self._handle is not None and self._handle.running:
+            self.show()
+
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        if total > 0:
+            self.bar.setRange(0, total)
+            self.bar.setValue(done)
+            self.bar.setFormat(f"{done}/{total}")
+        if message:
+            self.bar.setToolTip(message)
+
+    def _cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self.cancel_button.setEnabled(False)
+            self.label.setText("Cancelling…")
+
+    def _on_finished(self) -> None:
+        self._show_timer.stop()
+        self._handle = None
+        self.hide()
+
+
+def summary_text(summary: ImportSummary) -> str:
+    updated = sum(c.updated for c in summary.corpora)
+    unchanged = sum(c.unchanged for c in summary.corpora)
+    removed = sum(c.removed for c in summary.corpora)
+    lines = [
+        f"{len(summary.corpora)} {'corpus' if len(summary.corpora) == 1 else 'corpora'}: "
+        f"{summary.imported} trajectories imported, {updated} updated, "
+        f"{unchanged} unchanged, {removed} removed; {summary.rules_imported} rules imported.",
+        f"{summary.rejected} records rejected" + (" (listed below; the records around them were imported)."
+                                                  if summary.rejected else "."),
+    ]
+    lines.extend(f"Note: {note}" for note in summary.notes)
+    return "\n".join(lines)
+
+
+class ImportResultDialog(QDialog):
+    """What an import did, and every rejected record with file, line, field and reason."""
+
+    def __init__(self, summary: ImportSummary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Import finished — report #{summary.report_id}")
+        self.summary = summary
+        self.summary_label = plain_label(summary_text(summary), self)
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model = ImportIssueTableModel(summary.issues, self)
+        self.table = QTableView(self)
+        self.table.setObjectName("rejectionTable")
+        self.table.setAccessibleName("Rejected records")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setVisible(bool(summary.issues))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+        self.resize(860, 420 if summary.issues else 160)

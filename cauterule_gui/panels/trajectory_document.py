@@ -1,0 +1,220 @@
+"""Builds the trajectory viewer's document from a ``TrajectoryDetail``.
+
+Everything from the record goes in with ``QTextCursor.insertText`` and a char format, so it
+is always plain text: no HTML is ever generated from data, and markup or injection payloads
+in a task or a tool output appear exactly as written. The error text and the failure step
+are emphasised with formats, and also with words ("error", "FAILURE POINT"), so the
+emphasis does not rely on colour alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+
+from core.store.dto import TrajectoryDetail
+
+from cauterule_gui.plain_text import literal_newlines
+
+STEP_FIELDS = ("input", "output", "error")
+_STEP_NUMBER = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class ViewerOptions:
+    literal_newlines: bool = False  # show backslash-n sequences as line breaks
+
+
+def failure_step_number(failure_point: Any) -> int | None:
+    """``failure_point`` is written as "step_3", "3" or 3 across corpora; None if it names no step."""
+    if isinstance(failure_point, bool):
+        return None
+    if isinstance(failure_point, int):
+        return failure_point
+    if isinstance(failure_point, str):
+        match = _STEP_NUMBER.search(failure_point)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+class _Formats:
+    def __init__(self, palette: QPalette) -> None:
+        base = QFont()
+        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+        muted = palette.color(QPalette.ColorRole.PlaceholderText)
+
+        self.title = QTextCharFormat()
+        self.title.setFontWeight(QFont.Weight.Bold)
+        self.title.setFontPointSize(base.pointSizeF() * 1.3)
+        self.muted = QTextCharFormat()
+        self.muted.setForeground(muted)
+        self.heading = QTextCharFormat()
+        self.heading.setFontWeight(QFont.Weight.Bold)
+        self.heading.setFontCapitalization(QFont.Capitalization.AllUppercase)
+        self.heading.setFontLetterSpacing(105)
+        self.heading.setForeground(muted)
+        self.key = QTextCharFormat()
+        self.key.setForeground(muted)
+        self.value = QTextCharFormat()
+        self.step_heading = QTextCharFormat()
+        self.step_heading.setFontWeight(QFont.Weight.Bold)
+        self.code = QTextCharFormat()
+        self.code.setFont(fixed)
+        self.error = QTextCharFormat(self.code)
+        self.error.setForeground(QColor("#ff8a80") if dark else QColor("#b00020"))
+        self.error_label = QTextCharFormat()
+        self.error_label.setFontWeight(QFont.Weight.Bold)
+        self.error_label.setForeground(self.error.foreground())
+        self.failure_marker = QTextCharFormat()
+        self.failure_marker.setFontWeight(QFont.Weight.Bold)
+        self.failure_marker.setForeground(QColor("#ffd180") if dark else QColor("#8a4b00"))
+        self.failure_background = QColor("#4a3500") if dark else QColor("#fff3cd")
+        self.error_background = QColor("#3d1414") if dark else QColor("#fdecea")
+        self.empty = QTextCharFormat(self.muted)
+        self.empty.setFontItalic(True)
+
+
+class TrajectoryDocumentBuilder:
+    def __init__(self, document: QTextDocument, palette: QPalette, options: ViewerOptions) -> None:
+        self._doc = document
+        self._fmt = _Formats(palette)
+        self._options = options
+        self._cursor = QTextCursor(document)
+        self._first_block = True
+
+    # -- primitives --------------------------------------------------------------------
+    def _text(self, value: Any) -> str:
+        text = as_text(value)
+        return literal_newlines(text) if self._options.literal_newlines else text
+
+    def _block(self, *, top: float = 0, left: float = 0, background: QColor | None = None) -> None:
+        block = QTextBlockFormat()
+        block.setTopMargin(top)
+        block.setLeftMargin(left)
+        if background is not None:
+            block.setBackground(background)
+        if self._first_block:
+            self._cursor.setBlockFormat(block)
+            self._first_block = False
+        else:
+            self._cursor.insertBlock(block, QTextCharFormat())
+
+    def _insert(self, text: str, fmt: QTextCharFormat) -> None:
+        # insertText turns "\n" into new blocks that inherit the current block format.
+        self._cursor.insertText(text, fmt)
+
+    def _field(self, key: str, value: Any, *, left: float = 0, fmt: QTextCharFormat | None = None) -> None:
+        self._block(left=left)
+        self._insert(f"{key}: ", self._fmt.key)
+        text = self._text(value)
+        if text:
+            self._insert(text, fmt or self._fmt.value)
+        else:
+            self._insert("— (absent)", self._fmt.empty)
+
+    # -- document ----------------------------------------------------------------------
+    def build(self, detail: TrajectoryDetail) -> None:
+        record = detail.record
+        self._doc.clear()
+        self._cursor = QTextCursor(self._doc)
+        self._first_block = True
+        self._cursor.beginEditBlock()
+        try:
+            self._header(detail)
+            self._metadata(detail, record)
+            self._section("Task")
+            self._block(left=4)
+            self._insert(self._text(detail.task) or "", self._fmt.value)
+            self._steps(record.get("steps"), failure_step_number(record.get("failure_point", detail.failure_point)))
+        finally:
+            self._cursor.endEditBlock()
+
+    def _header(self, detail: TrajectoryDetail) -> None:
+        self._block()
+        self._insert(detail.trajectory_id, self._fmt.title)
+        self._block()
+        # Files are named relative to the import root, so they usually start with the corpus.
+        where = f"{detail.file}:{detail.line}"
+        if not detail.file.startswith(detail.corpus + "/"):
+            where = f"{detail.corpus}  ·  {where}"
+        self._insert(where, self._fmt.muted)
+
+    def _section(self, title: str) -> None:
+        self._block(top=10)
+        self._insert(title, self._fmt.heading)
+
+    def _metadata(self, detail: TrajectoryDetail, record: dict[str, Any]) -> None:
+        self._section("Metadata")
+        self._field("success", "true" if detail.success else "false", left=4)
+        self._field("failure_class", record.get("failure_class"), left=4)
+        failure_point = record.get("failure_point")
+        self._field("failure_point", failure_point, left=4,
+                    fmt=self._fmt.failure_marker if failure_point not in (None, "") else None)
+        self._field("domain", record.get("domain"), left=4)
+        self._field("expected_outcome", record.get("expected_outcome"), left=4)
+        self._field("expected_rule", record.get("expected_rule"), left=4)
+
+    def _steps(self, steps: Any, failure_step: int | None) -> None:
+        if not isinstance(steps, list) or not steps:
+            self._section("Steps")
+            self._block(left=4)
+            self._insert("No steps recorded.", self._fmt.empty)
+            return
+        self._section(f"Steps ({len(steps)})")
+        for position, step in enumerate(steps, start=1):
+            self._step(position, step, failure_step)
+
+    def _step(self, position: int, step: Any, failure_step: int | None) -> None:
+        if not isinstance(step, dict):
+            self._block(top=6, left=4)
+            self._insert(f"Step {position}: ", self._fmt.step_heading)
+            self._insert(self._text(step), self._fmt.code)
+            return
+        number = step.get("step_number", position)
+        is_failure = failure_step is not None and number == failure_step
+        background = self._fmt.failure_background if is_failure else None
+        self._block(top=8, left=4, background=background)
+        tool = self._text(step.get("tool")) or "(no tool)"
+        self._insert(f"Step {number}  ·  ", self._fmt.step_heading)
+        self._insert(tool, self._fmt.step_heading)
+        if is_failure:
+            self._insert("    ⚠ FAILURE POINT", self._fmt.failure_marker)
+        for key in STEP_FIELDS:
+            value = step.get(key)
+            if key == "error":
+                if value in (None, ""):
+                    continue
+                self._block(left=20, background=self._fmt.error_background)
+                self._insert("error: ", self._fmt.error_label)
+                self._insert(self._text(value), self._fmt.error)
+                continue
+            self._block(left=20, background=background)
+            self._insert(f"{key}: ", self._fmt.key)
+            text = self._text(value)
+            if text:
+                self._insert(text, self._fmt.code)
+            else:
+                self._insert("—", self._fmt.empty)

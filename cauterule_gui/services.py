@@ -1,0 +1,51 @@
+"""What the window needs from one open store: the store and its repositories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.store.corpus_repo import CorpusRepository
+from core.store.engine import Store, StoreLockedError, open_store
+from core.store.migrations import StoreTooNewError
+from core.store.rule_repo import RuleRepository
+
+STORE_ERRORS = (StoreTooNewError, StoreLockedError)
+
+
+@dataclass
+class StoreServices:
+    store: Store
+    corpora: CorpusRepository
+    rules: RuleRepository
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_services(path: Path) -> StoreServices:
+    """Open (creating if needed) a store; raises StoreTooNewError / StoreLockedError / OSError."""
+    store = open_store(path)
+    return StoreServices(store=store, corpora=CorpusRepository(store), rules=RuleRepository(store))
+
+
+def describe_store_error(error: BaseException, path: Path) -> tuple[str, str]:
+    """A title and a message a reviewer can act on."""
+    if isinstance(error, StoreTooNewError):
+        return (
+            "Store is newer than this Workbench",
+            f"The store\n{path}\nwas written by a newer version of CauterRule Workbench.\n\n"
+            "It was not opened and nothing in it was changed. Update the Workbench, or open "
+            "or create a different store.",
+        )
+    if isinstance(error, StoreLockedError):
+        return (
+            "Store is in use",
+            f"The store\n{path}\nis locked by another program (perhaps another Workbench window "
+            "or an import on the command line).\n\nClose the other program and try again.",
+        )
+    return ("Could not open store", f"The store\n{path}\ncould not be opened:\n\n{error}")

@@ -1,0 +1,41 @@
+"""QSettings in INI format under the organisation / application names set in ``app.py``.
+
+INI (never pickles) so a damaged file cannot stop start-up; tests redirect it with
+``QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, tmp_path)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
+
+ORGANIZATION = "CauterRule"
+APPLICATION = "Workbench"
+
+KEY_GEOMETRY = "main_window/geometry"
+KEY_STATE = "main_window/state"
+KEY_SPLITTER = "main_window/splitter"
+KEY_TABLE_HEADER = "trajectory_table/header"
+KEY_LITERAL_NEWLINES = "trajectory_viewer/literal_newlines"
+
+
+def configure_application_names() -> None:
+    QCoreApplication.setOrganizationName(ORGANIZATION)
+    QCoreApplication.setApplicationName(APPLICATION)
+
+
+def make_settings() -> QSettings:
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
+
+
+def read_bytes(settings: QSettings, key: str) -> QByteArray | None:
+    value: Any = settings.value(key)
+    return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+
+def read_bool(settings: QSettings, key: str, default: bool = False) -> bool:
+    value: Any = settings.value(key, default)
+    if isinstance(value, str):
+        return value.lower() in ("true", "1", "yes")
+    return bool(value)

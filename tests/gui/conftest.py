@@ -1,0 +1,80 @@
+"""GUI test fixtures: each test gets its own store, settings file and job runner.
+
+Settings are redirected to ``tmp_path`` (INI), never the user's config. The runner fixture
+cancels and waits for every job at teardown, so no QThreadPool work outlives a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, QThreadPool
+
+from core.importing import import_paths
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.services import StoreServices, open_services
+from cauterule_gui.settings import configure_application_names, make_settings
+from gui_records import trajectory, write_jsonl
+
+
+@pytest.fixture(autouse=True)
+def temp_settings(tmp_path: Path) -> Iterator[Path]:
+    settings_dir = tmp_path / "settings"
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(settings_dir))
+    configure_application_names()
+    yield settings_dir
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[StoreServices]:
+    opened = open_services(tmp_path / "store.sqlite")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def corpus_root(tmp_path: Path) -> Path:
+    root = tmp_path / "corpora"
+    write_jsonl(root / "failures" / "deploy.jsonl", [
+        trajectory("F-001-rollout-timeout", task="Roll out the payments service", domain="k8s",
+                   expected_rule="when a rollout times out, check the readiness probe"),
+        trajectory("F-002-push-rejected", task="Push the release branch", domain="git",
+                   failure_class="git/push/rejected", failure_point="step_1"),
+        trajectory("F-003-pip-conflict", task="Install the test extras", domain="python",
+                   failure_class="python/pip/conflict"),
+    ])
+    write_jsonl(root / "successes" / "ok.jsonl", [
+        trajectory("S-001-clean-deploy", success=True, failure_class=None, failure_point=None, domain="k8s"),
+        trajectory("S-002-status", task="Show git status", success=True, failure_class=None,
+                   failure_point=None, domain="git"),
+    ])
+    return root
+
+
+@pytest.fixture
+def populated(services: StoreServices, corpus_root: Path) -> StoreServices:
+    """The store with the small corpus imported synchronously (the core function, no Qt)."""
+    import_paths(services.store, [corpus_root])
+    return services
+
+
+@pytest.fixture
+def runner(qapp: Any) -> Iterator[JobRunner]:
+    job_runner = JobRunner()
+    yield job_runner
+    assert job_runner.shutdown(5000), "jobs still running at teardown"
+    assert QThreadPool.globalInstance().waitForDone(5000)
+
+
+@pytest.fixture
+def window(qtbot: Any, populated: StoreServices, runner: JobRunner) -> Iterator[MainWindow]:
+    main_window = MainWindow(populated, runner, make_settings(), open_services)
+    qtbot.addWidget(main_window)
+    main_window.show()
+    yield main_window
+    main_window.close()
