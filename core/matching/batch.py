@@ -1,0 +1,446 @@
+"""Batch matcher: a rule set against a trajectory set, as [R, T] arrays (replay's hot path).
+
+Equal, pair for pair, to :func:`core.matching.score.explain` / ``decide``. Python loops run
+over rules, trajectories, phrases or context items, never over rule x trajectory pairs:
+
+* token intersections are sparse products ``rules @ trajectories.T`` (CSR, 0/1 entries);
+* substring tests search each needle once in all views joined by ``"\\n"`` (normalised text
+  has no newline, so a hit never straddles two trajectories) and map offsets back with
+  ``searchsorted``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from core.matching.profile import REFERENCE_0_3_1, AliasPhraseMode, MatcherProfile
+from core.matching.rule import RuleText, prepare_rule
+from core.matching.score import prefilter_reason, trigger_domain_group
+from core.matching.semantic import cosine_matrix, semantic_pairs
+from core.matching.tables import DOMAIN_GROUPS
+from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
+from core.matching.views import TrajectoryViews
+
+__all__ = [
+    "BLOCKED_CODES",
+    "BatchScores",
+    "FLOOR_CODES",
+    "VIEW_CODES",
+    "ViewIndex",
+    "cosine_matrix",
+    "index_views",
+    "round_like_python",
+    "score_matrix",
+    "semantic_pairs",
+]
+
+#: code -> name of ``BatchScores.view`` (same names as ``ScoreParts.view``)
+VIEW_CODES: tuple[str, ...] = (
+    "none", "exact", "exact_signature", "signature_hit", "haystack", "signature",
+)
+#: code -> name of ``BatchScores.floor`` (same names as ``ScoreParts.floor``)
+FLOOR_CODES: tuple[str | None, ...] = (
+    None, "alias_phrase", "alias_token", "distinctive_phrase", "semantic", "signature",
+)
+#: code -> name of ``BatchScores.blocked_by(...)`` (same names as ``MatchDecision.blocked_by``
+#: except that prefilter reasons are folded into one code; see ``prefilter_reason``)
+BLOCKED_CODES: tuple[str | None, ...] = (None, "prefilter", "below_threshold", "domain_guard",
+                                         "context")
+_V = {name: np.int8(code) for code, name in enumerate(VIEW_CODES)}
+_F = {name: np.int8(code) for code, name in enumerate(FLOOR_CODES)}
+_GROUP_CODE = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
+
+
+@dataclass(frozen=True)
+class ViewIndex:
+    """Trajectory-side precomputation; build once with :func:`index_views`, reuse across
+    rule sets (the what-if loop)."""
+
+    views: tuple[TrajectoryViews, ...]
+    vocab: dict[str, int]
+    hay_tokens: sparse.csr_matrix  # [T, V] 0/1
+    sig_tokens: sparse.csr_matrix
+    union_tokens: sparse.csr_matrix  # H or S
+    ref_tokens: sparse.csr_matrix
+    hay_size: np.ndarray  # [T] |tok(H)|
+    sig_size: np.ndarray
+    bigram_vocab: dict[tuple[str, str], int]
+    hay_bigrams: sparse.csr_matrix  # [T, Bv]
+    sig_bigrams: sparse.csr_matrix
+    hay_joined: str
+    hay_starts: np.ndarray
+    sig_joined: str
+    sig_starts: np.ndarray
+    ref_joined: str
+    ref_starts: np.ndarray
+    domain_norm: tuple[str | None, ...]
+    group: np.ndarray  # [T] int, -1 unknown
+    success: np.ndarray  # [T] bool
+
+    def __len__(self) -> int:
+        return len(self.views)
+
+
+def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
+    starts = np.zeros(len(texts), dtype=np.int64)
+    position = 0
+    for i, text in enumerate(texts):
+        starts[i] = position
+        position += len(text) + 1
+    return "\n".join(texts), starts
+
+
+def _contains(needle: str, joined: str, starts: np.ndarray, count: int) -> np.ndarray:
+    """bool [count]: which of the joined texts contain *needle* (non-empty, no newline)."""
+    found = np.zeros(count, dtype=bool)
+    if not needle or count == 0:
+        return found
+    offsets = [m.start() for m in re.finditer(re.escape(needle), joined)]
+    if offsets:
+        found[np.searchsorted(starts, np.asarray(offsets), side="right") - 1] = True
+    return found
+
+
+def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    indptr = [0]
+    indices: list[int] = []
+    for row in rows:
+        indices.extend(sorted(set(row)))
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.float64)
+    return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
+
+
+def index_views(views: Sequence[TrajectoryViews]) -> ViewIndex:
+    views = tuple(views)
+    count = len(views)
+    vocab: dict[str, int] = {}
+    bigram_vocab: dict[tuple[str, str], int] = {}
+
+    def ids(tokens: Iterable[str]) -> list[int]:
+        return [vocab.setdefault(t, len(vocab)) for t in tokens]
+
+    def bids(pairs: Iterable[tuple[str, str]]) -> list[int]:
+        return [bigram_vocab.setdefault(p, len(bigram_vocab)) for p in pairs]
+
+    hay_rows, sig_rows, ref_rows, hb_rows, sb_rows = [], [], [], [], []
+    for view in views:
+        hay_ordered = ordered_content_tokens(view.haystack)
+        sig_ordered = ordered_content_tokens(view.signature)
+        hay_rows.append(ids(hay_ordered))
+        sig_rows.append(ids(sig_ordered))
+        ref_rows.append(ids(content_tokens(view.reference_signature)))
+        hb_rows.append(bids(bigrams(hay_ordered)))
+        sb_rows.append(bids(bigrams(sig_ordered)))
+    n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
+    hay = _binary(hay_rows, count, n_vocab)
+    sig = _binary(sig_rows, count, n_vocab)
+    union = _binary((a + b for a, b in zip(hay_rows, sig_rows)), count, n_vocab)
+    hay_joined, hay_starts = _joined([v.haystack for v in views])
+    sig_joined, sig_starts = _joined([v.signature for v in views])
+    ref_joined, ref_starts = _joined([v.reference_signature for v in views])
+    groups = []
+    for view in views:
+        segment = view.failure_class.split("/")[0] if view.failure_class else ""
+        group = DOMAIN_GROUPS.get(segment.lower()) if segment else None
+        groups.append(-1 if group is None else _GROUP_CODE[group])
+    return ViewIndex(
+        views=views,
+        vocab=vocab,
+        hay_tokens=hay,
+        sig_tokens=sig,
+        union_tokens=union,
+        ref_tokens=_binary(ref_rows, count, n_vocab),
+        hay_size=np.asarray(hay.sum(axis=1)).ravel(),
+        sig_size=np.asarray(sig.sum(axis=1)).ravel(),
+        bigram_vocab=bigram_vocab,
+        hay_bigrams=_binary(hb_rows, count, n_bigrams),
+        sig_bigrams=_binary(sb_rows, count, n_bigrams),
+        hay_joined=hay_joined,
+        hay_starts=hay_starts,
+        sig_joined=sig_joined,
+        sig_starts=sig_starts,
+        ref_joined=ref_joined,
+        ref_starts=ref_starts,
+        domain_norm=tuple(None if v.domain is None else normalize(v.domain) for v in views),
+        group=np.asarray(groups, dtype=np.int64),
+        success=np.asarray([v.success for v in views], dtype=bool),
+    )
+
+
+@dataclass(frozen=True)
+class BatchScores:
+    """[R, T] arrays; every entry equals the scalar path for that pair."""
+
+    score: np.ndarray  # float64, = explain().score = reference match_score
+    token_f1: np.ndarray
+    bigram: np.ndarray
+    blend: np.ndarray  # raw blend before floors
+    view: np.ndarray  # int8 codes into VIEW_CODES
+    floor: np.ndarray  # int8 codes into FLOOR_CODES
+    exact: np.ndarray  # bool
+    signature_hit: np.ndarray  # bool
+    prefilter_ok: np.ndarray  # bool [R]
+    prefilter_reasons: tuple[str | None, ...]  # [R]
+    domain_conflict: np.ndarray  # bool [R, T]
+    context_matched: np.ndarray  # int32 [R, T]
+    context_total: np.ndarray  # int32 [R]
+    success: np.ndarray  # bool [T]
+    cosine: np.ndarray | None  # float64 [R, T] as used (None when semantic is off)
+
+    def matched(self, threshold: float) -> np.ndarray:
+        """bool [R, T] = ``decide(...).matched`` (``rule_matches_with_score``)."""
+        return self.blocked_by(threshold) == 0
+
+    def decision_score(self) -> np.ndarray:
+        """The score ``rule_matches_with_score`` returns: 0.0 where the prefilter blocks."""
+        return np.where(self.prefilter_ok[:, None], self.score, 0.0)
+
+    def blocked_by(self, threshold: float) -> np.ndarray:
+        """int8 [R, T] codes into BLOCKED_CODES, first blocking reason in decide's order."""
+        code = np.zeros(self.score.shape, dtype=np.int8)
+        context_short = self.context_matched < self.context_total[:, None]
+        guard = self.domain_conflict & ~self.success[None, :]
+        code[context_short] = 4
+        code[guard] = 3
+        code[self.score < threshold] = 2
+        code[~self.prefilter_ok, :] = 1
+        return code
+
+
+def round_like_python(values: np.ndarray, digits: int) -> np.ndarray:
+    """Element-wise ``round(x, digits)`` exactly as Python's float round.
+
+    ``rint(x * 10**d) / 10**d`` is exact except when ``x * 10**d`` is within float error of
+    a half; those (rare) entries are rounded by Python itself.
+    """
+    scale = 10.0**digits
+    scaled = values * scale
+    out = np.rint(scaled) / scale
+    near_half = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
+    if near_half.any():
+        for index in zip(*np.nonzero(near_half)):
+            out[index] = round(float(values[index]), digits)
+    return out
+
+
+def _rule_matrix(sets: Iterable[Iterable], index: dict, n_rows: int) -> sparse.csr_matrix:
+    rows = ([index[t] for t in items if t in index] for items in sets)
+    return _binary(rows, n_rows, len(index))
+
+
+def _needle_matrix(
+    per_rule: Sequence[Iterable[str]], presence: dict[str, np.ndarray], n_rules: int, count: int
+) -> np.ndarray:
+    """bool [R, T]: some needle of the rule is present in the trajectory."""
+    needles = sorted(presence)
+    if not needles or count == 0:
+        return np.zeros((n_rules, count), dtype=bool)
+    position = {n: i for i, n in enumerate(needles)}
+    rule_x_needle = _rule_matrix(per_rule, position, n_rules)
+    present = sparse.csr_matrix(np.vstack([presence[n] for n in needles]).astype(np.float64))
+    return (rule_x_needle @ present).toarray() > 0
+
+
+def score_matrix(
+    rules: Sequence[RuleText],
+    views: Sequence[TrajectoryViews] | ViewIndex,
+    profile: MatcherProfile = REFERENCE_0_3_1,
+    cosine: np.ndarray | None = None,
+) -> BatchScores:
+    """Score every rule against every trajectory. ``cosine`` is the [R, T] reduced cosine
+    (see :func:`semantic_pairs` / :func:`cosine_matrix`), used only when
+    ``profile.semantic``."""
+    idx = views if isinstance(views, ViewIndex) else index_views(views)
+    preps = [prepare_rule(rule) for rule in rules]
+    n_rules, count = len(preps), len(idx)
+    shape = (n_rules, count)
+
+    # --- token views -------------------------------------------------------------------
+    rule_tokens = _rule_matrix((p.tokens for p in preps), idx.vocab, n_rules)
+    rule_alias = _rule_matrix((p.alias_tokens for p in preps), idx.vocab, n_rules)
+    rule_bigrams = _rule_matrix((p.bigrams for p in preps), idx.bigram_vocab, n_rules)
+    n_tokens = np.asarray([len(p.tokens) for p in preps], dtype=np.float64)
+    n_alias = np.asarray([len(p.alias_tokens) for p in preps], dtype=np.float64)
+    n_bigrams = np.asarray([len(p.bigrams) for p in preps], dtype=np.float64)
+    wanted = (n_tokens + profile.alias_weight * n_alias)[:, None]
+    cap = np.maximum(profile.view_denominator_cap * np.floor(wanted), 1)
+
+    def view_scores(
+        tokens: sparse.csr_matrix, size: np.ndarray, grams: sparse.csr_matrix
+    ) -> tuple[np.ndarray, np.ndarray]:
+        direct = (rule_tokens @ tokens.T).toarray()
+        alias = (rule_alias @ tokens.T).toarray()
+        hit = direct + profile.alias_weight * alias
+        denominator = np.minimum(size[None, :], cap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            precision = hit / np.maximum(denominator, 1)
+            recall = hit / wanted
+            f1 = 2 * precision * recall / (precision + recall)
+            f1 = np.where((wanted == 0) | (precision + recall == 0), 0.0, f1)
+            inter = (rule_bigrams @ grams.T).toarray()
+            bigram = np.where(n_bigrams[:, None] > 0, inter / n_bigrams[:, None], 0.0)
+        return f1, bigram
+
+    f1_h, bg_h = view_scores(idx.hay_tokens, idx.hay_size, idx.hay_bigrams)
+    f1_s, bg_s = view_scores(idx.sig_tokens, idx.sig_size, idx.sig_bigrams)
+    token_f1, bigram = np.maximum(f1_h, f1_s), np.maximum(bg_h, bg_s)
+    lexical_w = (profile.lexical_token_weight, profile.lexical_bigram_weight)
+    sig_wins = (lexical_w[0] * f1_s + lexical_w[1] * bg_s) > (lexical_w[0] * f1_h + lexical_w[1] * bg_h)
+    alias_hit = (rule_alias @ idx.union_tokens.T).toarray() > 0
+
+    # --- substring tests (loops over rules / needles only) -------------------------------
+    exact_h = np.zeros(shape, dtype=bool)
+    exact_s = np.zeros(shape, dtype=bool)
+    sig_hit = np.zeros(shape, dtype=bool)
+    sig_rules = [i for i, p in enumerate(preps) if p.signature_norm is not None]
+    for i, prep in enumerate(preps):
+        if prep.blank:
+            continue
+        exact_h[i] = _contains(prep.norm_trigger, idx.hay_joined, idx.hay_starts, count)
+        exact_s[i] = _contains(prep.norm_trigger, idx.sig_joined, idx.sig_starts, count)
+    if sig_rules:
+        sig_tokens = _rule_matrix((preps[i].signature_tokens for i in sig_rules), idx.vocab, len(sig_rules))
+        covered = (sig_tokens @ idx.ref_tokens.T).toarray()
+        sizes = np.asarray([len(preps[i].signature_tokens) for i in sig_rules], dtype=np.float64)
+        for row, i in enumerate(sig_rules):
+            sig_norm = preps[i].signature_norm
+            assert sig_norm is not None
+            in_ref = _contains(sig_norm, idx.ref_joined, idx.ref_starts, count)
+            sig_hit[i] = in_ref | (covered[row] == sizes[row])
+
+    def presence(needles: Iterable[str]) -> dict[str, np.ndarray]:
+        return {
+            n: _contains(n, idx.hay_joined, idx.hay_starts, count)
+            | _contains(n, idx.sig_joined, idx.sig_starts, count)
+            for n in set(needles)
+        }
+
+    phrase_hit = _needle_matrix(
+        [p.alias_phrases for p in preps],
+        presence(n for p in preps for n in p.alias_phrases), n_rules, count,
+    )
+    long_enough = np.asarray(
+        [len(p.norm_trigger) >= profile.distinctive_min_chars for p in preps], dtype=bool
+    )
+    distinctive_hit = _needle_matrix(
+        [p.distinctive for p in preps],
+        presence(n for p in preps for n in p.distinctive), n_rules, count,
+    ) & long_enough[:, None]
+
+    # --- blend and floors, in 0.3.1's order ----------------------------------------------
+    floor = np.zeros(shape, dtype=np.int8)
+    cos = None
+    if profile.semantic and cosine is not None:
+        cos = np.asarray(cosine, dtype=np.float64).reshape(shape)
+        positive = cos > 0.0
+        semantic_blend = (
+            profile.semantic_token_weight * token_f1
+            + profile.semantic_bigram_weight * bigram
+            + profile.semantic_embed_weight * cos
+        )
+        lexical_blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
+        blend = np.where(positive, semantic_blend, lexical_blend)
+        raise_semantic = positive & (cos >= profile.semantic_floor) & (blend < profile.semantic_floor_score)
+        score = np.where(raise_semantic, profile.semantic_floor_score, blend)
+        floor[raise_semantic] = _F["semantic"]
+    else:
+        blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
+        score = blend.copy()
+
+    if profile.alias_phrase_mode is AliasPhraseMode.SET:
+        set_phrase = phrase_hit
+    else:
+        set_phrase = phrase_hit & (score < profile.alias_phrase_score)
+    raise_token = ~phrase_hit & alias_hit & (score < profile.alias_token_floor)
+    score = np.where(set_phrase, profile.alias_phrase_score, score)
+    score = np.where(raise_token, profile.alias_token_floor, score)
+    floor[set_phrase] = _F["alias_phrase"]
+    floor[raise_token] = _F["alias_token"]
+    raise_distinctive = distinctive_hit & (score < profile.distinctive_phrase_score)
+    score = np.where(raise_distinctive, profile.distinctive_phrase_score, score)
+    floor[raise_distinctive] = _F["distinctive_phrase"]
+
+    # --- early returns of match_score, applied last in reverse priority -------------------
+    view = np.where(sig_wins, _V["signature"], _V["haystack"]).astype(np.int8)
+    no_tokens = (n_tokens == 0)[:, None] & np.ones(shape, dtype=bool)
+    blank = np.asarray([p.blank for p in preps], dtype=bool)[:, None] & np.ones(shape, dtype=bool)
+    sig_hit &= ~blank
+    exact = exact_h | exact_s
+    for mask, value, view_name, floor_name in (
+        (no_tokens, 0.0, "none", None),
+        (sig_hit, profile.signature_hit_score, "signature_hit", "signature"),
+        (exact_s, profile.exact_score, "exact_signature", None),
+        (exact_h, profile.exact_score, "exact", None),
+        (blank, 0.0, "none", None),
+    ):
+        score = np.where(mask, value, score)
+        view[mask] = _V[view_name]
+        floor[mask] = _F[floor_name]
+    score = round_like_python(score, profile.round_digits)
+    if blank.any():  # the scalar path reports zeros for a blank trigger
+        token_f1 = np.where(blank, 0.0, token_f1)
+        bigram = np.where(blank, 0.0, bigram)
+        blend = np.where(blank, 0.0, blend)
+
+    # --- decision inputs -----------------------------------------------------------------
+    reasons = tuple(prefilter_reason(r.trigger, r.context) for r in rules)
+    prefilter_ok = np.asarray([r is None for r in reasons], dtype=bool)
+    groups = []
+    for rule in rules:
+        group = trigger_domain_group(rule.trigger)
+        groups.append(-1 if group is None else _GROUP_CODE[group])
+    rule_group = np.asarray(groups, dtype=np.int64)[:, None]
+    conflict = (rule_group >= 0) & (idx.group[None, :] >= 0) & (rule_group != idx.group[None, :])
+
+    context_total = np.asarray([len(r.context) for r in rules], dtype=np.int32)
+    items = {normalize(c) for r in rules for c in r.context} - {""}
+    domain_rows: dict[str, list[int]] = {}
+    for t, dom in enumerate(idx.domain_norm):
+        if dom is not None:
+            domain_rows.setdefault(dom, []).append(t)
+    item_presence: dict[str, np.ndarray] = {}
+    for item in items:
+        present = _contains(item, idx.hay_joined, idx.hay_starts, count)
+        present[domain_rows.get(item, [])] = True
+        item_presence[item] = present
+    if items and count:
+        order = sorted(items)
+        position = {n: i for i, n in enumerate(order)}
+        rows, cols = [], []
+        for i, rule in enumerate(rules):
+            for c in rule.context:
+                norm = normalize(c)
+                if norm in position:
+                    rows.append(i)
+                    cols.append(position[norm])
+        counts = sparse.csr_matrix(
+            (np.ones(len(rows)), (rows, cols)), shape=(n_rules, len(order))
+        )  # duplicates are summed: a repeated item counts twice, as in the reference
+        present_m = sparse.csr_matrix(np.vstack([item_presence[n] for n in order]).astype(np.float64))
+        context_matched = np.rint((counts @ present_m).toarray()).astype(np.int32)
+    else:
+        context_matched = np.zeros(shape, dtype=np.int32)
+
+    return BatchScores(
+        score=score,
+        token_f1=token_f1,
+        bigram=bigram,
+        blend=blend,
+        view=view,
+        floor=floor,
+        exact=exact,
+        signature_hit=sig_hit,
+        prefilter_ok=prefilter_ok,
+        prefilter_reasons=reasons,
+        domain_conflict=conflict,
+        context_matched=context_matched,
+        context_total=context_total,
+        success=idx.success,
+        cosine=cos,
+    )
