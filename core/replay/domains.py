@@ -1,0 +1,60 @@
+"""Domain groups for the Workbench's broken-gate fallback.
+
+0.3.1 gates a matched success as cross-domain only from ``failure_class``, which most
+successes lack, so the gate rarely fires on them (reference doc §12.2). The Workbench
+profile falls back to the record's ``domain`` field when ``failure_class`` is absent.
+The trigger's domain is read the matcher's way (first known tool token, whole tokens).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.matching.tables import DOMAIN_GROUPS, KNOWN_DOMAINS
+from core.replay.types import ReplayRule, ReplayTrajectory
+
+_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def trigger_group(trigger: str) -> str | None:
+    tokens = set(_SPLIT.split(trigger.lower()))
+    for name in KNOWN_DOMAINS:
+        if name in tokens:
+            return DOMAIN_GROUPS.get(name)
+    return None
+
+
+def _group(name: object) -> str | None:
+    if not isinstance(name, str) or not name:
+        return None
+    return DOMAIN_GROUPS.get(name.strip().lower())
+
+
+def trajectory_fallback_group(t: ReplayTrajectory) -> str | None:
+    """The group of ``domain`` for records WITHOUT a failure_class (else None)."""
+    if t.failure_class:
+        return None
+    return _group(t.domain)
+
+
+def fallback_conflict(
+    rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory]
+) -> np.ndarray:
+    """[R, T] bool: both groups known (trajectory from ``domain``) and different."""
+    names: dict[str, int] = {}
+
+    def code(group: str | None) -> int:
+        if group is None:
+            return -1
+        return names.setdefault(group, len(names))
+
+    rule_codes = np.array([code(trigger_group(r.trigger)) for r in rules], dtype=np.int32)
+    traj_codes = np.array(
+        [code(trajectory_fallback_group(t)) for t in trajectories], dtype=np.int32
+    )
+    r = rule_codes[:, None]
+    t = traj_codes[None, :]
+    return (r >= 0) & (t >= 0) & (r != t)

@@ -1,0 +1,307 @@
+"""``replay()``: rules x trajectories -> buckets, pools, rates and verdicts.
+
+Pure (no store, no Qt). Work is done in chunks of rules: one batch matcher call per
+chunk scores the chunk against every trajectory as [R, T] arrays; buckets are array ops;
+the only Python loops run over rules (building each rule's result) or over the
+non-trivial pairs of a rule (its evidence rows). Progress is reported after every
+chunk; a cancel token is checked between chunks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from core.replay import matcher_bridge as mb
+from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
+from core.replay.domains import fallback_conflict, trigger_group
+from core.replay.pools import PoolIndex, RulePools, rule_pools
+from core.replay.profiles import WORKBENCH, ReplayProfile
+from core.replay.recovery import recovery_mask
+from core.replay.snapshot import build_config, config_hash
+from core.replay.types import (
+    PairOutcome,
+    ReplayOutput,
+    ReplayRule,
+    ReplayTrajectory,
+    RuleResult,
+    SemanticState,
+)
+from core.replay.verdict import attribute, decide, rate
+from core.metrics.wilson import wilson_interval
+
+ProgressFn = Callable[[int, int], None]
+EmbedFn = Callable[[list[str]], np.ndarray]
+
+_BUCKET_NAME = {
+    int(PREVENTED): "prevented",
+    int(BROKEN): "broken",
+    int(NEAR_MISS): "near_miss",
+    int(MISSED): "missed",
+}
+TARGET_PAIRS_PER_CHUNK = 32_768
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def _chunk_size(n_traj: int) -> int:
+    return max(1, min(256, TARGET_PAIRS_PER_CHUNK // max(1, n_traj)))
+
+
+def replay(
+    rules: Sequence[ReplayRule],
+    trajectories: Sequence[ReplayTrajectory],
+    profile: ReplayProfile = WORKBENCH,
+    progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None,
+    embed: EmbedFn | None = None,
+) -> ReplayOutput:
+    started = time.perf_counter()
+    rules = list(rules)
+    trajectories = list(trajectories)
+    n_rules, n_traj = len(rules), len(trajectories)
+    total_pairs = n_rules * n_traj
+
+    state: SemanticState
+    if not profile.semantic:
+        state = "off"
+    elif embed is None:
+        state = "unavailable"
+    else:
+        state = "on"
+    matcher = mb.matcher_profile(profile.matcher, semantic=state == "on")
+    model_id = profile.model_id or getattr(embed, "model_id", None)
+    config = build_config(profile, matcher, state, model_id, rules, trajectories)
+    chash = config_hash(config)
+
+    def finish(status: str, results: list[RuleResult], pairs: int) -> ReplayOutput:
+        return ReplayOutput(
+            status=status,  # type: ignore[arg-type]
+            profile=profile.name,
+            config=config,
+            config_hash=chash,
+            results=results,
+            pairs=pairs,
+            seconds=time.perf_counter() - started,
+            semantic_state=state,
+        )
+
+    if cancel is not None and cancel.is_set():
+        return finish("cancelled", [], 0)
+
+    views = [mb.views_for(t.record, matcher) for t in trajectories]
+    view_index = mb.index_views(views)
+    rule_texts = [mb.rule_text(r) for r in rules]
+    index = PoolIndex.build(trajectories)
+    recovery = recovery_mask(trajectories)
+    semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher) if state == "on" else None
+    # Success-side lexical evidence needs its own (lexical) pass only when the run's
+    # scores are semantic; it is computed on the success columns alone.
+    success_cols = np.flatnonzero(~index.failure)
+    lexical_successes = None
+    if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
+        lexical_successes = (
+            success_cols,
+            mb.index_views([views[j] for j in success_cols]),
+            mb.matcher_profile(profile.matcher, semantic=False),
+        )
+
+    results: list[RuleResult] = []
+    done = 0
+    step = _chunk_size(n_traj)
+    for lo in range(0, n_rules, step):
+        if cancel is not None and cancel.is_set():
+            return finish("cancelled", [], done)
+        hi = min(n_rules, lo + step)
+        chunk = rules[lo:hi]
+        cosine = semantic.block(lo, hi) if semantic is not None else None
+        batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
+        evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
+        results.extend(_chunk_results(chunk, trajectories, batch, evidence, index, recovery, profile))
+        done += len(chunk) * n_traj
+        if progress is not None:
+            progress(done, total_pairs)
+    if cancel is not None and cancel.is_set():
+        return finish("cancelled", [], done)
+    return finish("complete", results, done)
+
+
+def _lexical_evidence(block: mb.Block) -> np.ndarray:
+    """The score with the alias-token floor undone (one shared alias token is not evidence)."""
+    alias_token = block.floor_names.index("alias_token")
+    return np.where(block.floor == alias_token, np.minimum(block.blend, block.score), block.score)
+
+
+def _success_evidence(
+    batch: mb.Block,
+    rule_texts: Sequence[Any],
+    lexical_successes: tuple[np.ndarray, Any, Any] | None,
+    profile: ReplayProfile,
+) -> np.ndarray:
+    if profile.broken_evidence == "score":
+        return batch.score
+    if lexical_successes is None:  # the run is lexical: its own floors tell
+        return _lexical_evidence(batch)
+    cols, success_index, lexical = lexical_successes
+    evidence = batch.score.copy()
+    evidence[:, cols] = _lexical_evidence(mb.score_block(rule_texts, success_index, lexical, None))
+    return evidence
+
+
+def _chunk_results(
+    chunk: Sequence[ReplayRule],
+    trajectories: Sequence[ReplayTrajectory],
+    batch: mb.Block,
+    evidence: np.ndarray,
+    index: PoolIndex,
+    recovery: np.ndarray,
+    profile: ReplayProfile,
+) -> list[RuleResult]:
+    thresholds = np.array([profile.threshold_for(r.corpus) for r in chunk], dtype=np.float64)
+    conflict = batch.domain_conflict
+    if profile.domain_gate_fallback:
+        # Successes without failure_class: gate on the record's domain field as well.
+        conflict = conflict | (fallback_conflict(chunk, trajectories) & ~index.failure[None, :])
+    codes = bucket_codes(
+        score=batch.score,
+        threshold=thresholds,
+        prefilter_ok=batch.prefilter_ok,
+        context_matched=batch.context_matched,
+        context_total=batch.context_total,
+        domain_conflict=conflict,
+        failure=index.failure,
+        recovery=recovery,
+        margin=profile.margin,
+        broken_evidence=evidence,
+    )
+    out: list[RuleResult] = []
+    for i, rule in enumerate(chunk):
+        gated = trigger_group(rule.trigger) is not None
+        pools = rule_pools(rule, index, profile, gated)
+        out.append(_rule_result(rule, i, float(thresholds[i]), codes[i], batch, pools, index, profile))
+    return out
+
+
+def _keys(mask: np.ndarray, index: PoolIndex) -> tuple[int, ...]:
+    return tuple(int(k) for k in index.keys[mask])
+
+
+def _rule_result(
+    rule: ReplayRule,
+    row: int,
+    threshold: float,
+    codes: np.ndarray,
+    batch: mb.Block,
+    pools: RulePools,
+    index: PoolIndex,
+    profile: ReplayProfile,
+) -> RuleResult:
+    p_pool, r_pool = pools.precision, pools.recall
+    prevented_p = (codes == PREVENTED) & p_pool
+    broken_p = (codes == BROKEN) & p_pool
+    near_p = (codes == NEAR_MISS) & p_pool
+    prevented_r = (codes == PREVENTED) & r_pool
+    failures_r = index.failure & r_pool
+    missed = failures_r & ~prevented_r if profile.fill_missed else np.zeros_like(r_pool)
+
+    n_prev, n_broken, n_near = int(prevented_p.sum()), int(broken_p.sum()), int(near_p.sum())
+    n_prev_r, n_fail_r = int(prevented_r.sum()), int(failures_r.sum())
+    decision = decide(
+        n_prev,
+        n_broken,
+        n_near,
+        int(p_pool.sum()),
+        min_sample=profile.min_sample,
+        near_miss_limit=profile.near_miss_limit,
+    )
+    null = profile.zero_rate_is_null
+    precision = rate(n_prev, n_prev + n_broken, null)
+    recall = rate(n_prev_r, n_fail_r, null)
+    attribution = attribute(
+        decision.verdict,
+        int(p_pool.sum()),
+        len(mb.content_tokens(rule.trigger)),
+        n_prev,
+        n_broken,
+        n_near,
+        min_sample=profile.min_sample,
+    )
+
+    shown = codes.copy()
+    shown[~pools.union] = NO_EFFECT
+    shown[missed & (shown == NO_EFFECT)] = MISSED
+    outcomes = _pair_outcomes(row, shown, threshold, batch, index)
+
+    return RuleResult(
+        rule_key=rule.key,
+        verdict=decision.verdict,
+        reason=decision.reason,
+        threshold=threshold,
+        prevented=_keys(prevented_p | prevented_r, index),
+        broken=_keys(broken_p, index),
+        near_miss=_keys(near_p, index),
+        missed=_keys(missed, index),
+        precision=precision,
+        precision_ci=wilson_interval(n_prev, n_prev + n_broken) if profile.wilson else None,
+        recall=recall,
+        recall_ci=wilson_interval(n_prev_r, n_fail_r) if profile.wilson else None,
+        recall_pool=pools.recall_info,
+        precision_pool=pools.precision_info,
+        outcomes=outcomes,
+        attribution=attribution,
+        computed_verdict=decision.computed,
+        prefilter=batch.prefilter_reason[row],
+    )
+
+
+def _pair_outcomes(
+    row: int, shown: np.ndarray, threshold: float, batch: mb.Block, index: PoolIndex
+) -> tuple[PairOutcome, ...]:
+    cols = np.flatnonzero(shown != NO_EFFECT)
+    if cols.size == 0:
+        return ()
+    score = batch.score[row, cols]
+    tf1 = batch.token_f1[row, cols]
+    big = batch.bigram[row, cols]
+    cos = batch.cosine[row, cols] if batch.cosine is not None else None
+    view = batch.view[row, cols]
+    floor = batch.floor[row, cols]
+    rows: list[PairOutcome] = []
+    for j, col in enumerate(cols.tolist()):
+        s = float(score[j])
+        rows.append(
+            PairOutcome(
+                trajectory_key=int(index.keys[col]),
+                bucket=_BUCKET_NAME[int(shown[col])],  # type: ignore[arg-type]
+                score=s,
+                token_f1=float(tf1[j]),
+                bigram=float(big[j]),
+                cosine=None if cos is None else float(cos[j]),
+                view=batch.view_names[int(view[j])],
+                floor=batch.floor_names[int(floor[j])],
+                threshold=threshold,
+                margin=round(s - threshold, 6),
+            )
+        )
+    return tuple(rows)
+
+
+def run_info(output: ReplayOutput) -> dict[str, Any]:
+    """Small summary for logs and the CLI."""
+    verdicts: dict[str, int] = {}
+    for r in output.results:
+        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    return {
+        "status": output.status,
+        "profile": output.profile,
+        "config_hash": output.config_hash,
+        "pairs": output.pairs,
+        "seconds": round(output.seconds, 3),
+        "semantic": output.semantic_state,
+        "verdicts": verdicts,
+    }

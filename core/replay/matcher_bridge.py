@@ -1,0 +1,134 @@
+"""The one place replay touches ``core.matching`` (its batch API), so an API change
+there is a change here only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.matching import batch as mbatch
+from core.matching import score as mscore
+from core.matching import semantic as msemantic
+from core.matching.profile import REFERENCE_0_3_1, MatcherProfile
+from core.matching.text import content_tokens as _content_tokens
+from core.matching.views import TrajectoryViews
+from core.replay.types import ReplayRule
+
+
+def matcher_profile(base: MatcherProfile | None, semantic: bool) -> MatcherProfile:
+    return (base or REFERENCE_0_3_1).with_semantic(semantic)
+
+
+def views_for(record: dict[str, Any], matcher: MatcherProfile) -> TrajectoryViews:
+    return TrajectoryViews.from_record(record, include_input=matcher.include_input)
+
+
+def rule_text(rule: ReplayRule) -> mscore.RuleText:
+    return mscore.RuleText(rule.trigger, context=tuple(rule.context), signature=rule.signature)
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    return _content_tokens(text)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Batch scores of a chunk of rules against every trajectory."""
+
+    score: np.ndarray
+    token_f1: np.ndarray
+    bigram: np.ndarray
+    blend: np.ndarray
+    cosine: np.ndarray | None
+    view: np.ndarray
+    floor: np.ndarray
+    view_names: tuple[str | None, ...]
+    floor_names: tuple[str | None, ...]
+    prefilter_ok: np.ndarray
+    prefilter_reason: tuple[str | None, ...]
+    domain_conflict: np.ndarray
+    context_matched: np.ndarray
+    context_total: np.ndarray
+
+
+def index_views(views: Sequence[TrajectoryViews]) -> mbatch.ViewIndex:
+    """Trajectory-side precomputation, built once per run and shared by every chunk."""
+    return mbatch.index_views(views)
+
+
+def score_block(
+    rules: Sequence[mscore.RuleText],
+    index: mbatch.ViewIndex,
+    matcher: MatcherProfile,
+    cosine: np.ndarray | None,
+) -> Block:
+    b = mbatch.score_matrix(list(rules), index, matcher, cosine=cosine)
+    return Block(
+        score=b.score,
+        token_f1=b.token_f1,
+        bigram=b.bigram,
+        blend=b.blend,
+        cosine=b.cosine,
+        view=b.view,
+        floor=b.floor,
+        view_names=mbatch.VIEW_CODES,
+        floor_names=mbatch.FLOOR_CODES,
+        prefilter_ok=np.asarray(b.prefilter_ok, dtype=bool),
+        prefilter_reason=tuple(b.prefilter_reasons),
+        domain_conflict=np.asarray(b.domain_conflict, dtype=bool),
+        context_matched=b.context_matched,
+        context_total=b.context_total,
+    )
+
+
+@dataclass
+class SemanticCosines:
+    """Embeds the run's unique texts once (one batched call) and serves [R, T] cosines."""
+
+    trigger_vecs: np.ndarray  # [R, D]
+    primary_vecs: np.ndarray  # [T, D]
+    secondary_vecs: np.ndarray  # [T, D]
+    has_secondary: np.ndarray  # [T] bool
+    unique_texts: int
+
+    @classmethod
+    def prepare(
+        cls,
+        rules: Sequence[mscore.RuleText],
+        views: Sequence[TrajectoryViews],
+        embed: Callable[[list[str]], np.ndarray],
+        matcher: MatcherProfile,
+    ) -> SemanticCosines:
+        triggers, primary, secondary = msemantic.semantic_pairs(list(rules), list(views), matcher)
+        slot: dict[str, int] = {}
+        for text in (*triggers, *primary, *(t for t in secondary if t is not None)):
+            if text and text not in slot:
+                slot[text] = len(slot)
+        texts = list(slot)
+        if texts:
+            table = np.asarray(embed(texts), dtype=np.float32)
+        else:
+            table = np.zeros((0, 1), dtype=np.float32)
+        dim = table.shape[1]
+        # Row -1 of `padded` is a zero vector: cosine 0 for blank texts.
+        padded = np.vstack([table, np.zeros((1, dim), dtype=np.float32)])
+
+        def rows(items: Sequence[str | None]) -> np.ndarray:
+            idx = np.fromiter((slot.get(t, -1) if t else -1 for t in items), dtype=np.int64, count=len(items))
+            return padded[idx]
+
+        return cls(
+            trigger_vecs=rows(triggers),
+            primary_vecs=rows(primary),
+            secondary_vecs=rows(secondary),
+            has_secondary=np.array([t is not None for t in secondary], dtype=bool),
+            unique_texts=len(texts),
+        )
+
+    def block(self, lo: int, hi: int) -> np.ndarray:
+        return msemantic.cosine_matrix(
+            self.trigger_vecs[lo:hi], self.primary_vecs, self.secondary_vecs, self.has_secondary
+        )

@@ -1,0 +1,134 @@
+"""Reference pools per rule: which trajectories each rate is computed on.
+
+Pools are boolean masks over the run's trajectory list, built with array ops from a
+per-run index (a Python loop over rules is fine, never over rule x trajectory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.replay.profiles import ReplayProfile
+from core.replay.types import PoolInfo, ReplayRule, ReplayTrajectory
+
+SCOPE_MIN = 3  # the runner's "at least 3 same-domain references" (#708)
+
+
+@dataclass(frozen=True)
+class PoolIndex:
+    """Per-run lookup arrays over the trajectory list."""
+
+    ids: np.ndarray  # [T] object (str)
+    keys: np.ndarray  # [T] int64
+    domains: np.ndarray  # [T] object (str | None)
+    failure: np.ndarray  # [T] bool
+
+    @classmethod
+    def build(cls, trajectories: Sequence[ReplayTrajectory]) -> PoolIndex:
+        n = len(trajectories)
+        ids = np.empty(n, dtype=object)
+        domains = np.empty(n, dtype=object)
+        ids[:] = [t.trajectory_id for t in trajectories]
+        domains[:] = [t.domain for t in trajectories]
+        keys = np.fromiter((t.key for t in trajectories), dtype=np.int64, count=n)
+        failure = np.fromiter((not t.success for t in trajectories), dtype=bool, count=n)
+        return cls(ids=ids, keys=keys, domains=domains, failure=failure)
+
+    @property
+    def size(self) -> int:
+        return int(self.ids.shape[0])
+
+
+@dataclass(frozen=True)
+class RulePools:
+    recall: np.ndarray  # [T] bool
+    precision: np.ndarray  # [T] bool
+    recall_info: PoolInfo
+    precision_info: PoolInfo
+
+    @property
+    def union(self) -> np.ndarray:
+        return self.recall | self.precision
+
+
+def _info(kind: str, mask: np.ndarray, index: PoolIndex) -> PoolInfo:
+    return PoolInfo(
+        kind=kind,
+        size=int(mask.sum()),
+        failures=int((mask & index.failure).sum()),
+        scoped=kind == "domain",
+    )
+
+
+def _self_mask(rule: ReplayRule, index: PoolIndex, by_key: bool) -> np.ndarray:
+    mask = np.zeros(index.size, dtype=bool)
+    if rule.source_trajectory_id is not None:
+        mask |= index.ids == rule.source_trajectory_id
+    if by_key and rule.source_key is not None:
+        mask |= index.keys == rule.source_key
+    return mask
+
+
+def _domain_mask(rule: ReplayRule, index: PoolIndex) -> np.ndarray | None:
+    if rule.domain is None:
+        return None
+    return index.domains == rule.domain
+
+
+def runner_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray]:
+    """0.3.1 runner (§5.3): slice if >= 3 (counted WITH the source), then self-exclude."""
+    full = np.ones(index.size, dtype=bool)
+    dom = _domain_mask(rule, index)
+    if dom is not None and int(dom.sum()) >= SCOPE_MIN:
+        kind, mask = "domain", dom
+    else:
+        kind, mask = ("fallback" if dom is not None else "all"), full
+    mask = mask & ~_self_mask(rule, index, by_key=False)
+    if not mask.any():
+        return "fallback", full
+    return kind, mask
+
+
+def exclude_first_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray]:
+    """Workbench: drop the source first, then require >= 3 same-domain references."""
+    rest = ~_self_mask(rule, index, by_key=True)
+    dom = _domain_mask(rule, index)
+    if dom is not None:
+        sliced = dom & rest
+        if int(sliced.sum()) >= SCOPE_MIN:
+            return "domain", sliced
+    kind = "fallback" if dom is not None else "all"
+    if not rest.any():
+        return "fallback", np.ones(index.size, dtype=bool)
+    return kind, rest
+
+
+def rule_pools(
+    rule: ReplayRule, index: PoolIndex, profile: ReplayProfile, trigger_gated: bool
+) -> RulePools:
+    """Recall and precision pools for ``rule`` under ``profile``."""
+    if profile.pool_policy == "runner":
+        r_kind, recall = runner_pool(rule, index)
+    else:
+        r_kind, recall = exclude_first_pool(rule, index)
+    if profile.precision_scope == "same_as_recall":
+        p_kind, precision = r_kind, recall
+    else:
+        rest = ~_self_mask(rule, index, by_key=True)
+        if not rest.any():
+            rest = np.ones(index.size, dtype=bool)
+        p_kind, precision = "all", rest
+        dom = _domain_mask(rule, index)
+        if profile.precision_scope == "domain_if_gated" and trigger_gated and dom is not None:
+            sliced = dom & rest
+            if sliced.any():
+                p_kind, precision = "domain", sliced
+    return RulePools(
+        recall=recall,
+        precision=precision,
+        recall_info=_info(r_kind, recall, index),
+        precision_info=_info(p_kind, precision, index),
+    )

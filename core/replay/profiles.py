@@ -1,0 +1,114 @@
+"""Replay profiles: the reference-parity profile and the Workbench default.
+
+Every difference between the two is a field here, so a run's config snapshot says
+exactly which choices produced its numbers (see docs/replay.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# cauterule 0.3.1 constants (replay.simulator / replay.report / replay.matcher).
+BROKEN_MARGIN = 0.10
+MIN_SAMPLE = 3
+NEAR_MISS_LIMIT = 2
+DEFAULT_THRESHOLD = 0.6
+STRATEGY_THRESHOLDS: dict[str, float] = {
+    "strict": 0.70,
+    "loose": 0.35,
+    "semantic": 0.60,
+    "transfer": 0.40,
+}
+STRICT_CORPORA = frozenset({"golden", "successes", "nearmiss", "noisy", "corrections"})
+
+PoolPolicy = Literal["runner", "exclude_first"]
+PrecisionScope = Literal["same_as_recall", "all", "domain_if_gated"]
+BrokenEvidence = Literal["score", "lexical"]
+
+
+def strategy_for_corpus(corpus: str) -> str:
+    """Threshold strategy from the ``/`` segments of a corpus path (cauterule #691)."""
+    segments = [s.strip() for s in corpus.lower().split("/") if s.strip()]
+    if any(s == "sibling" or s.startswith(("sibling-", "cross-repo")) for s in segments):
+        return "transfer"
+    if "raw" in segments:
+        return "loose"
+    last = segments[-1] if segments else corpus.strip().lower()
+    return "strict" if last in STRICT_CORPORA else "semantic"
+
+
+def threshold_for_corpus(corpus: str | None) -> float:
+    """Per-corpus threshold (reference doc §4.6); the library default when unknown."""
+    if not corpus:
+        return DEFAULT_THRESHOLD
+    return STRATEGY_THRESHOLDS[strategy_for_corpus(corpus)]
+
+
+@dataclass(frozen=True)
+class ReplayProfile:
+    """How pools, buckets and verdicts are decided.
+
+    ``threshold``: a flat threshold for every rule, or ``None`` for the per-corpus one.
+    ``pool_policy``: ``runner`` = same-domain slice if it has >= 3 records, THEN drop the
+    source (0.3.1 runner); ``exclude_first`` = drop the source, then test the size.
+    ``precision_scope``: ``same_as_recall`` (0.3.1: one pool for both rates), ``all``
+    (the whole trajectory set: where the rule may fire at injection time),
+    ``domain_if_gated`` (the source domain when the trigger names a known domain group).
+    ``broken_evidence``: what a matched SUCCESS is judged on (recovered -> near miss needs
+    it >= threshold, otherwise broken needs it >= threshold + margin). ``score`` (0.3.1:
+    the final score) or ``lexical`` (the lexical score with the alias-token floor undone:
+    a cosine against a success's text measures topic, and one shared alias token is
+    coincidence; neither is interference). Failures are always judged on the score.
+    ``domain_gate_fallback``: gate a matched success without ``failure_class`` on its
+    ``domain`` field (0.3.1 reads only ``failure_class``, which successes mostly lack).
+    ``zero_rate_is_null``: what a rate with a zero denominator becomes (0.0 in 0.3.1, None here).
+    """
+
+    name: str
+    semantic: bool
+    threshold: float | None = None
+    pool_policy: PoolPolicy = "exclude_first"
+    precision_scope: PrecisionScope = "all"
+    broken_evidence: BrokenEvidence = "lexical"
+    zero_rate_is_null: bool = True
+    domain_gate_fallback: bool = True
+    fill_missed: bool = True
+    margin: float = BROKEN_MARGIN
+    min_sample: int = MIN_SAMPLE
+    near_miss_limit: int = NEAR_MISS_LIMIT
+    wilson: bool = True
+    matcher: Any = field(default=None, compare=False)  # core.matching.profile.MatcherProfile
+    model_id: str | None = None
+
+    def threshold_for(self, corpus: str | None) -> float:
+        return self.threshold if self.threshold is not None else threshold_for_corpus(corpus)
+
+    def with_(self, **changes: Any) -> ReplayProfile:
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+REFERENCE_0_3_1 = ReplayProfile(
+    name="reference-0.3.1",
+    semantic=False,
+    pool_policy="runner",
+    precision_scope="same_as_recall",
+    broken_evidence="score",
+    zero_rate_is_null=False,
+    domain_gate_fallback=False,
+    fill_missed=True,
+    wilson=False,
+)
+
+WORKBENCH = ReplayProfile(name="workbench", semantic=True)
+
+PROFILES: dict[str, ReplayProfile] = {p.name: p for p in (REFERENCE_0_3_1, WORKBENCH)}
+
+
+def profile_by_name(name: str) -> ReplayProfile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown replay profile {name!r}; known: {sorted(PROFILES)}") from None

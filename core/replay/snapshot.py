@@ -1,0 +1,99 @@
+"""The run configuration snapshot and its hash (what every verdict rests on)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from core.replay.profiles import STRATEGY_THRESHOLDS, STRICT_CORPORA, ReplayProfile
+from core.replay.types import ReplayRule, ReplayTrajectory
+
+ENGINE_VERSION = "1"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, frozenset, set)):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    return value
+
+
+def _digest(chunks: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for chunk in chunks:
+        h.update(chunk.encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def corpus_hash(trajectories: Sequence[ReplayTrajectory]) -> str:
+    """Content hash over every record (all keys, labels included) and its corpus, in order."""
+    return _digest(
+        [
+            json.dumps([t.corpus, t.record], sort_keys=True, ensure_ascii=False, default=str)
+            for t in trajectories
+        ]
+    )
+
+
+def rules_hash(rules: Sequence[ReplayRule]) -> str:
+    return _digest(
+        [
+            json.dumps(
+                [r.key, r.trigger, list(r.context), r.signature, r.source_trajectory_id,
+                 r.source_key, r.domain, r.corpus],
+                ensure_ascii=False,
+            )
+            for r in rules
+        ]
+    )
+
+
+def build_config(
+    profile: ReplayProfile,
+    matcher: Any,
+    semantic_state: str,
+    model_id: str | None,
+    rules: Sequence[ReplayRule],
+    trajectories: Sequence[ReplayTrajectory],
+) -> dict[str, Any]:
+    replay_fields = {
+        f.name: _plain(getattr(profile, f.name))
+        for f in dataclasses.fields(profile)
+        if f.name not in ("matcher", "name", "model_id")
+    }
+    return {
+        "engine_version": ENGINE_VERSION,
+        "profile": profile.name,
+        "replay": replay_fields,
+        "thresholds": {
+            "flat": profile.threshold,
+            "strategies": dict(STRATEGY_THRESHOLDS),
+            "strict_corpora": sorted(STRICT_CORPORA),
+        },
+        "matcher": _plain(matcher),
+        "semantic": {
+            "requested": profile.semantic,
+            "state": semantic_state,
+            "model_id": model_id if semantic_state == "on" else None,
+        },
+        "corpus_hash": corpus_hash(trajectories),
+        "rules_hash": rules_hash(rules),
+        "trajectories": len(trajectories),
+        "rules": len(rules),
+    }
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    text = json.dumps(config, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,108 @@
+"""Inputs and outputs of a replay run (plain frozen data, no store, no Qt)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Bucket = Literal["prevented", "broken", "near_miss", "missed", "no_effect"]
+Verdict = Literal["pass", "fail", "inconclusive"]
+RunStatus = Literal["complete", "cancelled"]
+SemanticState = Literal["on", "off", "unavailable"]
+
+
+@dataclass(frozen=True)
+class ReplayRule:
+    """A rule (candidate or standing) to replay.
+
+    ``source_trajectory_id`` / ``source_key`` identify the trajectory it was extracted
+    from (self-exclusion); ``domain`` is that trajectory's ``domain`` (pool scoping) and
+    ``corpus`` its corpus path (per-corpus threshold).
+    """
+
+    key: str
+    trigger: str
+    context: tuple[str, ...] = ()
+    signature: str | None = None
+    directive: str = ""
+    source_trajectory_id: str | None = None
+    source_key: int | None = None
+    domain: str | None = None
+    corpus: str | None = None
+    origin: str = "candidate"
+
+
+@dataclass(frozen=True)
+class ReplayTrajectory:
+    """One reference trajectory; ``record`` is the original JSON object."""
+
+    key: int
+    trajectory_id: str
+    corpus: str
+    domain: str | None
+    success: bool
+    failure_class: str | None
+    record: dict[str, Any] = field(repr=False, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class PoolInfo:
+    """Which trajectories a rate was computed on.
+
+    ``kind``: ``domain`` (the source-domain slice), ``all`` (the whole trajectory set),
+    ``fallback`` (slice too small or empty, whole set used). ``scoped`` is True for a
+    domain slice.
+    """
+
+    kind: str
+    size: int
+    failures: int
+    scoped: bool
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    trajectory_key: int
+    bucket: Bucket
+    score: float
+    token_f1: float
+    bigram: float
+    cosine: float | None
+    view: str | None
+    floor: str | None
+    threshold: float
+    margin: float  # score - threshold
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule_key: str
+    verdict: Verdict
+    reason: str  # pass | no_signal | blocked_by_broken | blocked_by_near_miss | min_sample: ...
+    threshold: float
+    prevented: tuple[int, ...]
+    broken: tuple[int, ...]
+    near_miss: tuple[int, ...]
+    missed: tuple[int, ...]
+    precision: float | None
+    precision_ci: tuple[float, float] | None
+    recall: float | None
+    recall_ci: tuple[float, float] | None
+    recall_pool: PoolInfo
+    precision_pool: PoolInfo
+    outcomes: tuple[PairOutcome, ...]
+    attribution: str | None
+    computed_verdict: Verdict = "inconclusive"
+    prefilter: str | None = None  # why the trigger never matches (empty/degenerate/...)
+
+
+@dataclass(frozen=True)
+class ReplayOutput:
+    status: RunStatus
+    profile: str
+    config: dict[str, Any]
+    config_hash: str
+    results: list[RuleResult]
+    pairs: int
+    seconds: float
+    semantic_state: SemanticState
