@@ -25,7 +25,6 @@ from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
-RULES_PER_CHUNK = 16
 ProgressCallback = Callable[[int, int], None]
 ResultsCallback = Callable[[Sequence[RuleResult]], None]
 
@@ -143,55 +142,49 @@ def run_replay(
     on_results: ResultsCallback | None = None,
     scope: str | None = None,
 ) -> ReplayRunSummary:
+    """Replay rules from the store against all its trajectories and keep the run.
+
+    The run row is written first (status ``running``); each chunk's results are saved in
+    their own transaction as they finish; the run becomes ``complete`` only at the end, or
+    ``cancelled`` — never complete with missing rules.
+    """
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
-    started = time.perf_counter()
-    total_pairs = len(inputs.rules) * len(inputs.trajectories)
-    done_pairs = 0
-    run_id: int | None = None
-    all_results: list[RuleResult] = []
-    status = "complete"
-    state = "off"
+    model_id = embed.model_id if embed is not None else None
+    pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
+    run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
+    saved: list[RuleResult] = []
     views_cache: dict[int, Any] = {}
-    for start in range(0, max(len(inputs.rules), 1), RULES_PER_CHUNK):
-        chunk = inputs.rules[start : start + RULES_PER_CHUNK]
-        offset = done_pairs
+    semantic_on = pending_state == "on"
 
-        def chunk_progress(done: int, _total: int, offset: int = offset) -> None:
-            if progress is not None:
-                progress(offset + done, total_pairs)
-
-        output = replay(chunk, inputs.trajectories, profile, progress=chunk_progress, cancel=cancel, embed=embed)
-        state = output.semantic_state
-        if run_id is None:
-            config = dict(output.config)
-            if semantic_note:
-                config["semantic_note"] = semantic_note
-            run_id = repo.start_run(
-                profile.name, config, output.config_hash, str(config.get("corpus_hash", "")),
-                embed.model_id if embed is not None else None, state, scope,
-            )
-        if output.status == "cancelled":
-            status = "cancelled"
-            break
-        spans = pair_spans(output.results, inputs, profile, state == "on", views_cache)
-        repo.save_results(run_id, output.results, inputs.version_by_key, spans)
-        all_results.extend(output.results)
+    def save(results: list[RuleResult]) -> None:
+        spans = pair_spans(results, inputs, profile, semantic_on, views_cache)
+        repo.save_results(run_id, results, inputs.version_by_key, spans)
+        saved.extend(results)
         if on_results is not None:
-            on_results(output.results)
-        done_pairs += len(chunk) * len(inputs.trajectories)
-        if progress is not None:
-            progress(done_pairs, total_pairs)
-        if not chunk:
-            break
-    seconds = time.perf_counter() - started
-    assert run_id is not None
-    repo.finish_run(run_id, status, done_pairs, seconds)
+            on_results(results)
+
+    try:
+        output = replay(
+            inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
+            on_results=save,
+        )
+    except BaseException:
+        # A crashed run must never look complete (or stay "running" forever).
+        repo.finish_run(run_id, "failed", 0, 0.0)
+        raise
+    config = dict(output.config)
+    if semantic_note:
+        config["semantic_note"] = semantic_note
+    repo.finish_run(
+        run_id, output.status, output.pairs, output.seconds, config=config, config_hash=output.config_hash,
+        corpus_hash=str(config.get("corpus_hash", "")), semantic_state=output.semantic_state,
+    )
     return ReplayRunSummary(
-        run_id=run_id, status=status, profile=profile.name, model_id=embed.model_id if embed else None,
-        semantic_state=state, pairs=done_pairs, seconds=seconds, results=all_results, inputs=inputs,
-        semantic_note=semantic_note,
+        run_id=run_id, status=output.status, profile=profile.name, model_id=model_id,
+        semantic_state=output.semantic_state, pairs=output.pairs, seconds=output.seconds,
+        results=saved if output.status == "complete" else [], inputs=inputs, semantic_note=semantic_note,
     )
 
 

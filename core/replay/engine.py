@@ -60,7 +60,13 @@ def replay(
     progress: ProgressFn | None = None,
     cancel: CancelToken | None = None,
     embed: EmbedFn | None = None,
+    on_results: Callable[[list[RuleResult]], None] | None = None,
 ) -> ReplayOutput:
+    """Replay ``rules`` against ``trajectories``.
+
+    ``on_results`` receives each chunk's finished results as soon as they exist, so a
+    caller can save and show them while the rest of the run goes on.
+    """
     started = time.perf_counter()
     rules = list(rules)
     trajectories = list(trajectories)
@@ -122,7 +128,10 @@ def replay(
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
-        results.extend(_chunk_results(chunk, trajectories, batch, evidence, index, recovery, profile))
+        chunk_results = _chunk_results(chunk, trajectories, batch, evidence, index, recovery, profile)
+        results.extend(chunk_results)
+        if on_results is not None:
+            on_results(chunk_results)
         done += len(chunk) * n_traj
         if progress is not None:
             progress(done, total_pairs)

@@ -149,11 +149,25 @@ class ReplayRepository:
                 if outcome_rows:
                     session.execute(insert(ReplayOutcomeRow), outcome_rows)
 
-    def finish_run(self, run_id: int, status: str, pairs: int, seconds: float) -> None:
+    def finish_run(
+        self, run_id: int, status: str, pairs: int, seconds: float,
+        config: Mapping[str, Any] | None = None, config_hash: str | None = None,
+        corpus_hash: str | None = None, semantic_state: str | None = None,
+    ) -> None:
+        """Close a run; the configuration snapshot is final only once replay has built it."""
         with self._store.session() as session:
             row = session.get(ReplayRunRow, run_id)
-            if row is not None:
-                row.status, row.pairs, row.seconds, row.finished_at = status, pairs, seconds, utc_now()
+            if row is None:
+                return
+            row.status, row.pairs, row.seconds, row.finished_at = status, pairs, seconds, utc_now()
+            if config is not None:
+                row.config_json = json.dumps(dict(config), sort_keys=True, default=str)
+            if config_hash is not None:
+                row.config_hash = config_hash
+            if corpus_hash is not None:
+                row.corpus_hash = corpus_hash
+            if semantic_state is not None:
+                row.semantic_state = semantic_state
 
     def runs(self) -> list[RunInfo]:
         with self._store.session() as session:

@@ -1,0 +1,65 @@
+"""Replay over the store: runs are saved with their evidence, and never half-complete."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.importing import import_paths
+from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
+from core.replaying import materialise_expected_rules, run_replay
+from core.store.engine import Store, open_store
+from core.store.replay_repo import ReplayRepository
+
+DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Store:
+    opened = open_store(tmp_path / "s.sqlite")
+    import_paths(opened, [DEMO])
+    yield opened
+    opened.close()
+
+
+def test_a_run_is_stored_complete_with_its_configuration(store: Store) -> None:
+    summary = run_replay(store, REFERENCE_0_3_1)
+    run = ReplayRepository(store).get_run(summary.run_id)
+    assert run is not None and run.status == "complete"
+    assert run.config["profile"] == "reference-0.3.1" and run.corpus_hash
+    assert run.results == len(summary.results) == 8
+
+
+def test_evidence_rows_carry_highlight_spans_into_the_record(store: Store) -> None:
+    summary = run_replay(store, REFERENCE_0_3_1)
+    repo = ReplayRepository(store)
+    result = next(r for r in repo.results(summary.run_id) if r.origin.endswith("C-01-git-push-non-ff.yaml"))
+    prevented = repo.outcomes(result.id, "prevented")
+    assert prevented and all(o.spans for o in prevented)
+    field, start, end, _kind = prevented[0].spans[0]
+    assert field in {"task", "failure_class", "failure_point"} or field.startswith("steps[")
+    assert 0 <= start < end
+
+
+def test_results_are_reported_as_they_finish(store: Store) -> None:
+    materialise_expected_rules(store)
+    batches: list[int] = []
+    run_replay(store, REFERENCE_0_3_1, on_results=lambda results: batches.append(len(results)))
+    assert sum(batches) > 8
+
+
+def test_a_cancelled_run_is_stored_as_cancelled(store: Store) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    summary = run_replay(store, REFERENCE_0_3_1, cancel=cancel)
+    assert summary.status == "cancelled"
+    assert ReplayRepository(store).latest_complete_run() is None
+
+
+def test_workbench_profile_without_a_model_says_semantic_is_unavailable(store: Store) -> None:
+    summary = run_replay(store, WORKBENCH, embedder=None, semantic_note="no model in this test")
+    run = ReplayRepository(store).get_run(summary.run_id)
+    assert run is not None and run.semantic_state == "unavailable"
+    assert all(o.cosine is None for r in summary.results for o in r.outcomes)
