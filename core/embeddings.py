@@ -93,6 +93,11 @@ class SentenceEmbedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                # Offline, local files: progress bars and hub chatter are noise here.
+                hf_logging.disable_progress_bar()
+                hf_logging.set_verbosity_error()
 
                 self._model = SentenceTransformer(str(self.model_path), device="cpu")
             except Exception as error:  # any failure here means "no semantic matching"
