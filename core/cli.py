@@ -193,6 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--md", action="store_true")
     p.set_defaults(func=cmd_report)
+
+    # Subsystems register their own subcommands (each module keeps its commands together).
+    from core import cli_promotion
+
+    cli_promotion.register(sub)
     return parser
 
 

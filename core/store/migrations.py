@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from core.store.migration_base import Migration
 
 
 class StoreTooNewError(RuntimeError):
     """The store was written by a newer Workbench; opening it could damage it."""
-
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    description: str
-    statements: Sequence[str]
 
 
 _FOUNDATION = Migration(
@@ -258,7 +252,11 @@ _REVIEW = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW)
+# Steps owned by other modules; imported here so the order lives in one place.
+from core.store.migrations_labels import LABELS  # noqa: E402
+from core.store.migrations_promotion import PROMOTION  # noqa: E402
+
+MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

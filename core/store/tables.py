@@ -236,3 +236,7 @@ class AgreementMarkRow(SQLModel, table=True):
     blinded: bool
     session_id: Optional[int] = None
     created_at: str
+
+
+# Table classes owned by other modules, registered with the same metadata.
+from core.store import tables_labels, tables_promotion  # noqa: E402,F401

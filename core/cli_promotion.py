@@ -1,0 +1,94 @@
+"""CLI commands of the promotion work: ``export-rules`` and ``promotions``.
+
+``register(subparsers)`` adds them to ``cauterule-workbench``'s parser; like every command
+there, each takes ``--store PATH`` (default: the per-user store) and is called as
+``func(args, store) -> exit code``. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.store.engine import Store, default_store_path
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+
+_MARK = {"pass": "ok", "fail": "FAIL", "warn": "warn", "not_measured": "n/m"}
+
+
+def _add_store(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("export-rules", help="write the approved standing rules as a CauterRule rule store")
+    _add_store(p)
+    p.add_argument("--out", required=True, help="folder to write (new, empty, or a previous export)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_export_rules)
+
+    p = subparsers.add_parser("promotions", help="the promotion queue with its gates and stale approvals")
+    _add_store(p)
+    p.add_argument("--reviewer", default=None, help="judge the broken-evidence gate for this reviewer")
+    p.add_argument("--semantic", dest="semantic", action="store_true", default=None,
+                   help="semantic trigger similarity (default: on when a model is available)")
+    p.add_argument("--no-semantic", dest="semantic", action="store_false", help="lexical token F1 only")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_promotions)
+
+
+def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
+    from core.export.rule_store import RuleStoreExportError, export_rule_store
+
+    try:
+        result = export_rule_store(store, Path(args.out))
+    except (RuleStoreExportError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps({"out": str(result.out_dir), "rules": result.rules,
+                          "files": [str(f) for f in result.files], "notes": list(result.notes)}, indent=2))
+        return EXIT_OK
+    for note in result.notes:
+        print(f"note: {note}")
+    print(f"wrote {result.rules} rule{'s' if result.rules != 1 else ''} and index.yaml to {result.out_dir}")
+    return EXIT_OK
+
+
+def cmd_promotions(args: argparse.Namespace, store: Store) -> int:
+    from core.promotion import similarity
+    from core.promotion.queue import promotion_queue
+
+    if args.semantic is False:
+        sim = similarity.lexical()
+    else:
+        sim = similarity.auto(store)
+        if args.semantic and sim.method != "semantic":
+            print(f"warning: {sim.note}", file=sys.stderr)
+    queue = promotion_queue(store, reviewer=args.reviewer, similarity=sim)
+    if args.json:
+        print(json.dumps(queue.to_json(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"similarity: {sim.method}" + (f" ({sim.note})" if sim.note else ""))
+    for item in queue.items:
+        gates = " ".join(f"{g.name}={_MARK.get(g.state, g.state)}" for g in item.gates)
+        decision = item.decision or "undecided"
+        standing = f" {item.standing_id}" if item.standing_id else ""
+        stale = " STALE" if item.stale is not None and item.stale.stale else ""
+        print(f"[{item.rule_id}] {item.origin}: {item.verdict} ({item.reason}), {decision}{standing}{stale} "
+              f"— run #{item.run_id}; {gates}")
+        for gate in item.gates:
+            if gate.state in ("fail", "warn"):
+                print(f"    {gate.name}: {gate.detail}")
+        for note in item.notes:
+            print(f"    note: {note}")
+    for report in queue.stale:
+        print(f"stale: {report.standing_id} (rule {report.rule_id}): {report.summary}")
+    if not queue.items:
+        print("no replayed rules: import rules and run `replay` first")
+    return EXIT_OK

@@ -1,0 +1,72 @@
+"""The gates shown next to a promotion candidate.
+
+A gate is a named state with its evidence: ``pass``, ``fail``, ``warn`` (found something a
+human should look at) or ``not_measured`` (no data: never shown as a pass or as zero).
+
+The human-vs-replay agreement gate is pluggable: ``AGREEMENT_GATE`` is a function
+``(store, run_id) -> Gate``. The default computes agreement from the ``agreement_mark`` rows
+on the run's results; the agreement protocol (blind sessions) replaces it with
+``set_agreement_gate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.metrics.wilson import wilson_interval
+from core.store.engine import Store
+from core.store.promotion_repo import PromotionRepository
+
+AGREEMENT_FLOOR = 0.80
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str
+    state: str  # pass | fail | warn | not_measured
+    detail: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "state": self.state, "detail": self.detail, "data": self.data}
+
+
+AgreementGate = Callable[[Store, int], Gate]
+
+
+def marks_agreement_gate(store: Store, run_id: int) -> Gate:
+    """Agreement = right / (right + wrong) over the run's marks; pass iff Wilson low ≥ 0.80.
+
+    "can't tell" marks are counted and shown but are not in the denominator. No marks means
+    "not measured", never 0 % and never a pass.
+    """
+    counts = PromotionRepository(store).run_mark_counts(run_id)
+    n = counts.right + counts.wrong
+    data: dict[str, Any] = {"right": counts.right, "wrong": counts.wrong, "cant_tell": counts.cant_tell,
+                            "n": n, "floor": AGREEMENT_FLOOR, "source": "agreement_mark"}
+    ci = wilson_interval(counts.right, n)
+    if ci is None:
+        return Gate("agreement", "not_measured", f"no human-vs-replay marks on run #{run_id}", data)
+    value = counts.right / n
+    data.update(agreement=round(value, 4), ci_low=round(ci[0], 4), ci_high=round(ci[1], 4))
+    state = "pass" if ci[0] >= AGREEMENT_FLOOR else "fail"
+    detail = (f"{counts.right}/{n} agree ({value:.0%}, 95% CI {ci[0]:.2f}–{ci[1]:.2f}); "
+              f"{'lower bound ≥' if state == 'pass' else 'lower bound below'} {AGREEMENT_FLOOR:.2f}")
+    return Gate("agreement", state, detail, data)
+
+
+AGREEMENT_GATE: AgreementGate = marks_agreement_gate
+
+
+def set_agreement_gate(gate: AgreementGate) -> AgreementGate:
+    """Replace the agreement gate (e.g. with the blind-session gate); returns the previous one."""
+    global AGREEMENT_GATE
+    previous = AGREEMENT_GATE
+    AGREEMENT_GATE = gate
+    return previous
+
+
+def agreement_gate(store: Store, run_id: int) -> Gate:
+    return AGREEMENT_GATE(store, run_id)
