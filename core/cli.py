@@ -195,9 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     # Subsystems register their own subcommands (each module keeps its commands together).
-    from core import cli_promotion
+    from core import cli_agreement, cli_promotion
 
     cli_promotion.register(sub)
+    cli_agreement.register(sub)
     return parser
 
 

@@ -57,7 +57,29 @@ def marks_agreement_gate(store: Store, run_id: int) -> Gate:
     return Gate("agreement", state, detail, data)
 
 
-AGREEMENT_GATE: AgreementGate = marks_agreement_gate
+def blind_session_gate(store: Store, run_id: int) -> Gate:
+    """The gate from BLIND agreement sessions on this run (or an identical one).
+
+    Unblinded marks are shown in the detail for information and never decide it: a reviewer
+    who saw replay's verdict before judging is anchored, so counting those marks would
+    inflate agreement.
+    """
+    from core.agreement import agreement_gate_for_run
+
+    state, details = agreement_gate_for_run(store, run_id)
+    marks = marks_agreement_gate(store, run_id)
+    data = {"source": "blind sessions", "blind": details, "unblinded_marks": marks.data}
+    if not details.get("sessions"):
+        return Gate("agreement", "not_measured",
+                    f"no blind agreement session for run #{run_id} (unblinded marks, not used: {marks.detail})", data)
+    if state == "pass":
+        return Gate("agreement", "pass", "blind agreement: Wilson lower bound at or above the gate", data)
+    if state == "fail":
+        return Gate("agreement", "fail", "blind agreement: Wilson upper bound below the gate", data)
+    return Gate("agreement", "not_measured", "blind agreement: not enough data for the gate yet", data)
+
+
+AGREEMENT_GATE: AgreementGate = blind_session_gate
 
 
 def set_agreement_gate(gate: AgreementGate) -> AgreementGate:

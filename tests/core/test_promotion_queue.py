@@ -108,7 +108,7 @@ def test_agreement_gate_is_not_measured_without_marks_then_pass_or_fail(
 ) -> None:
     b, rules, run = board
     gate = _by_rule(b.store)[rules["duplicate"]].gate("agreement")  # type: ignore[attr-defined]
-    assert gate.state == "not_measured" and gate.data["n"] == 0
+    assert gate.state == "not_measured" and gate.data["unblinded_marks"]["n"] == 0
     _mark(b, run, rules["duplicate"], right=8, wrong=2, cant_tell=3)
     gate = marks_agreement_gate(b.store, run)
     assert gate.state == "fail" and gate.data["n"] == 10 and gate.data["cant_tell"] == 3
@@ -116,6 +116,15 @@ def test_agreement_gate_is_not_measured_without_marks_then_pass_or_fail(
     gate = marks_agreement_gate(b.store, run)
     # 33/35 = 0.94, Wilson low 0.81 >= 0.80
     assert gate.state == "pass" and gate.data["right"] == 33 and gate.data["ci_low"] >= 0.80
+
+
+def test_unblinded_marks_alone_never_decide_the_default_gate(
+    board: tuple[Builder, dict[str, int], int]
+) -> None:
+    b, rules, run = board
+    _mark(b, run, rules["conflict"], right=40, wrong=0)
+    gate = _by_rule(b.store)[rules["duplicate"]].gate("agreement")  # type: ignore[attr-defined]
+    assert gate.state == "not_measured" and gate.data["unblinded_marks"]["right"] == 40
 
 
 def test_agreement_gate_can_be_replaced(board: tuple[Builder, dict[str, int], int]) -> None:

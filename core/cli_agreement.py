@@ -1,0 +1,178 @@
+"""CLI commands for labels and agreement; ``register(subparsers)`` adds them to ``core.cli``.
+
+* ``agreement --store DB [--session S] [--reviewer R] [--gate G] [--json]``: the same numbers as
+  ``core.agreement.session_result`` (the results screen), for one session or every session.
+* ``labels-export --store DB --corpus NAME --out DIR [--reviewer R]``: corpus JSONL with the
+  labels written into ``expected_rule``.
+* ``team-export --store DB --reviewer R --out FILE`` / ``team-import --store DB FILE --as NAME``:
+  the offline merge between reviewers' stores.
+
+Handlers follow ``core.cli``'s convention: ``(args, store) -> exit code``; errors are one line
+on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.store.engine import Store, default_store_path
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+
+
+def _add_store(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _rate(rate: dict[str, Any]) -> str:
+    if rate["value"] is None:
+        return f"{rate['k']}/{rate['n']} = n/a"
+    return f"{rate['k']}/{rate['n']} = {rate['value']:.3f} [{rate['ci_low']:.3f}, {rate['ci_high']:.3f}]"
+
+
+def _kappa(kappa: dict[str, Any]) -> str:
+    if kappa["value"] is None:
+        return f"n/a ({kappa['note']})"
+    ci = "" if kappa["ci_low"] is None else f" [{kappa['ci_low']:.3f}, {kappa['ci_high']:.3f}]"
+    return f"{kappa['value']:.3f}{ci} ({kappa['method']})"
+
+
+def format_result(result: dict[str, Any]) -> list[str]:
+    """Plain-text lines for one session result (``SessionResult.to_dict()``)."""
+    s = result["session"]
+    lines = [
+        f"session {s['id']} ({s['uid'][:12]}) run #{s['run_id']}, {result['mode']}, seed {s['seed']}, "
+        f"{s['size']} items, gate {s['gate']:.2f}" + (f", reviewer {result['reviewer']}" if result["reviewer"] else ""),
+    ]
+    for reviewer, p in result["progress"].items():
+        lines.append(f"  progress: {reviewer} {p['committed']}/{p['size']}")
+    lines.append(f"  agreement: {_rate(result['agreement'])}" + (f", {result['abstained']} can't tell (left out)"
+                                                                 if result["abstained"] else ""))
+    lines.append(f"  kappa: {_kappa(result['kappa'])}")
+    gate = result["gate"]
+    lines.append(f"  gate: {gate['state']} ({gate['reason']})")
+    for kind in result["per_kind"]:
+        lines.append(f"  {kind['kind']} items: {_rate(kind['agreement'])}; kappa {_kappa(kind['kappa'])}")
+        labels = kind["confusion"]["labels"]
+        width = max([len(x) for x in labels] + [6])
+        lines.append("    replay \\ human " + " ".join(x.rjust(width) for x in labels))
+        for label, row in zip(labels, kind["confusion"]["counts"]):
+            lines.append("    " + label.ljust(15) + " " + " ".join(str(c).rjust(width) for c in row))
+    for stratum in result["per_stratum"]:
+        lines.append(f"  stratum {stratum['stratum']}: {_rate(stratum['agreement'])}")
+    marks = result["unblinded_marks"]
+    lines.append(
+        f"  unblinded workspace marks (reported apart, never in the blind result): {marks['right']} right, "
+        f"{marks['wrong']} wrong, {marks['cant_tell']} can't tell; {_rate(marks['agreement'])}"
+    )
+    return lines
+
+
+def cmd_agreement(args: argparse.Namespace, store: Store) -> int:
+    from core.agreement.results import session_result, unblinded_summary
+    from core.store.agreement_repo import AgreementRepository, UnknownSession
+
+    repo = AgreementRepository(store)
+    try:
+        sessions = [repo.session(args.session)] if args.session is not None else repo.sessions()
+    except UnknownSession as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    results = [session_result(store, s, args.reviewer, args.gate).to_dict() for s in sessions]
+    if args.json:
+        if args.session is not None:
+            _print_json(results[0])
+        else:
+            _print_json({"sessions": results, "unblinded_marks": unblinded_summary(store, None, args.reviewer).to_dict()})
+        return EXIT_OK
+    if not results:
+        print("no agreement sessions in this store")
+    for result in results:
+        print("\n".join(format_result(result)))
+    return EXIT_OK
+
+
+def cmd_labels_export(args: argparse.Namespace, store: Store) -> int:
+    from core.export.trajectories import UnknownCorpusError
+    from core.labels.export import export_labels
+
+    try:
+        summary = export_labels(store, args.corpus, Path(args.out), args.reviewer)
+    except UnknownCorpusError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    for path in summary.files:
+        print(path)
+    for warning in summary.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"{summary.records} records, {summary.replaced} expected_rule values replaced", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_team_export(args: argparse.Namespace, store: Store) -> int:
+    from core.agreement.merge import export_reviewer
+
+    counts = export_reviewer(store, args.reviewer, Path(args.out))
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" written to {args.out}")
+    return EXIT_OK
+
+
+def cmd_team_import(args: argparse.Namespace, store: Store) -> int:
+    from core.agreement.merge import BadTeamFile, import_file
+
+    try:
+        report = import_file(store, Path(args.file), args.importer)
+    except BadTeamFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        _print_json({"added": report.added, "unchanged": report.unchanged, "unmatched": list(report.unmatched),
+                     "conflicts": [c.__dict__ for c in report.conflicts]})
+    else:
+        print(f"added {report.added}, unchanged {report.unchanged}")
+        for conflict in report.conflicts:
+            print(f"conflict ({conflict.kind}) {conflict.where} [{conflict.reviewer}]: kept {conflict.local!r}, "
+                  f"not imported {conflict.incoming!r}")
+        for where in report.unmatched:
+            print(f"not in this store: {where}")
+    return EXIT_ERROR if report.conflicts else EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add the label and agreement commands to ``core.cli``'s subparsers."""
+    p = subparsers.add_parser("agreement", help="human-vs-replay agreement results (blind sessions, the gate)")
+    _add_store(p)
+    p.add_argument("--session", default=None, help="session id or uid (default: every session)")
+    p.add_argument("--reviewer", default=None, help="only this reviewer's judgements (default: all, pooled)")
+    p.add_argument("--gate", type=float, default=None, help="gate threshold (default: the session's, 0.80)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agreement)
+
+    p = subparsers.add_parser("labels-export", help="write a corpus's JSONL with labels as expected_rule")
+    _add_store(p)
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--reviewer", default=None, help="use this reviewer's labels (adjudications always win)")
+    p.set_defaults(func=cmd_labels_export)
+
+    p = subparsers.add_parser("team-export", help="export one reviewer's labels and judgements for merging")
+    _add_store(p)
+    p.add_argument("--reviewer", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=cmd_team_export)
+
+    p = subparsers.add_parser("team-import", help="merge another reviewer's export into this store")
+    _add_store(p)
+    p.add_argument("file")
+    p.add_argument("--as", dest="importer", required=True, help="who is importing (recorded in the history)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_team_import)

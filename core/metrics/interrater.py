@@ -1,0 +1,380 @@
+"""Agreement between raters: percent agreement, Cohen's kappa, Fleiss' kappa, Krippendorff's alpha.
+
+Used for human-vs-replay agreement (replay is "rater 2") and for human-vs-human agreement in a
+team. Everything is nominal (unordered categories). Conventions:
+
+* Nothing measured is ``None``, never 0.0 (an empty sample, or kappa when chance agreement
+  is 1 because both raters used one single category: 0/0 is undefined, not perfect).
+* Percent agreement carries its denominator and a Wilson interval (``Rate``).
+* Cohen's kappa's 95% interval uses the large-sample (non-null) standard error of Fleiss,
+  Cohen & Everitt (1969) -- the one in Fleiss, *Statistical Methods for Rates and
+  Proportions*, 3rd ed., eq. 18.12 -- clipped to [-1, 1]. A seeded percentile bootstrap is
+  available as a cross-check (``kappa_bootstrap_ci``) and for Fleiss' kappa / alpha.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, TypeVar
+
+from core.metrics.wilson import Z_95, Rate
+
+T = TypeVar("T")
+Rating = Hashable | None
+
+
+# -- confusion matrix and percent agreement ---------------------------------------------
+@dataclass(frozen=True)
+class ConfusionMatrix:
+    """``counts[i][j]``: items rater A put in ``labels[i]`` and rater B in ``labels[j]``."""
+
+    labels: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+    @property
+    def n(self) -> int:
+        return sum(sum(row) for row in self.counts)
+
+    @property
+    def agreements(self) -> int:
+        return sum(self.counts[i][i] for i in range(len(self.labels)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"labels": list(self.labels), "counts": [list(r) for r in self.counts]}
+
+
+def confusion_matrix(a: Sequence[str], b: Sequence[str], labels: Sequence[str] | None = None) -> ConfusionMatrix:
+    if len(a) != len(b):
+        raise ValueError(f"rater sequences differ in length: {len(a)} != {len(b)}")
+    order = list(labels) if labels is not None else sorted(set(a) | set(b))
+    extra = (set(a) | set(b)) - set(order)
+    order.extend(sorted(extra))
+    index = {label: i for i, label in enumerate(order)}
+    grid = [[0] * len(order) for _ in order]
+    for x, y in zip(a, b):
+        grid[index[x]][index[y]] += 1
+    return ConfusionMatrix(tuple(order), tuple(tuple(r) for r in grid))
+
+
+def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> Rate:
+    """Share of items on which the two raters gave the same answer, with a Wilson interval."""
+    if len(a) != len(b):
+        raise ValueError(f"rater sequences differ in length: {len(a)} != {len(b)}")
+    return Rate.of(sum(1 for x, y in zip(a, b) if x == y), len(a))
+
+
+# -- Cohen's kappa -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KappaResult:
+    value: float | None
+    n: int
+    observed: float | None  # p_o
+    expected: float | None  # p_e, chance agreement from the marginals
+    se: float | None
+    ci: tuple[float, float] | None
+    method: str  # how ``ci`` was computed
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 4)
+
+        return {
+            "value": r(self.value), "n": self.n, "observed": r(self.observed), "expected": r(self.expected),
+            "se": r(self.se), "ci_low": None if self.ci is None else r(self.ci[0]),
+            "ci_high": None if self.ci is None else r(self.ci[1]), "method": self.method, "note": self.note,
+        }
+
+
+def _kappa_parts(p: Sequence[Sequence[float]]) -> tuple[float, float, list[float], list[float]]:
+    """(p_o, p_e, row marginals, column marginals) of a table of cell proportions."""
+    k = len(p)
+    rows = [sum(p[i]) for i in range(k)]
+    cols = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    po = sum(p[i][i] for i in range(k))
+    pe = sum(rows[i] * cols[i] for i in range(k))
+    return po, pe, rows, cols
+
+
+def kappa_from_matrix(matrix: ConfusionMatrix, z: float = Z_95) -> KappaResult:
+    """Cohen's kappa of a square confusion matrix, with the FCE (1969) large-sample interval."""
+    counts = matrix.counts
+    n = matrix.n
+    method = "asymptotic (Fleiss, Cohen & Everitt 1969)"
+    if n == 0:
+        return KappaResult(None, 0, None, None, None, None, method, "no items")
+    k = len(counts)
+    p = [[counts[i][j] / n for j in range(k)] for i in range(k)]
+    po, pe, rows, cols = _kappa_parts(p)
+    if math.isclose(pe, 1.0):
+        return KappaResult(
+            None, n, po, pe, None, None, method,
+            "undefined: both raters used a single category, so chance agreement is 1",
+        )
+    kappa = (po - pe) / (1.0 - pe)
+    a = sum(p[i][i] * (1.0 - (rows[i] + cols[i]) * (1.0 - kappa)) ** 2 for i in range(k))
+    b = (1.0 - kappa) ** 2 * sum(
+        p[i][j] * (cols[i] + rows[j]) ** 2 for i in range(k) for j in range(k) if i != j
+    )
+    c = (kappa - pe * (1.0 - kappa)) ** 2
+    variance = max(0.0, (a + b - c) / (n * (1.0 - pe) ** 2))
+    se = math.sqrt(variance)
+    ci = (max(-1.0, kappa - z * se), min(1.0, kappa + z * se))
+    return KappaResult(kappa, n, po, pe, se, ci, method)
+
+
+def cohens_kappa(
+    a: Sequence[str], b: Sequence[str], labels: Sequence[str] | None = None, z: float = Z_95
+) -> KappaResult:
+    return kappa_from_matrix(confusion_matrix(a, b, labels), z)
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile (numpy's default), q in [0, 1]."""
+    position = (len(sorted_values) - 1) * q
+    low = math.floor(position)
+    high = math.ceil(position)
+    if low == high:
+        return sorted_values[low]
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
+
+
+def bootstrap_ci(
+    units: Sequence[T], statistic: Callable[[Sequence[T]], float | None], reps: int = 2000,
+    seed: int = 20260913, level: float = 0.95,
+) -> tuple[float, float] | None:
+    """Seeded percentile bootstrap over units; resamples where the statistic is undefined are skipped."""
+    if not units:
+        return None
+    rng = random.Random(seed)
+    values: list[float] = []
+    for _ in range(reps):
+        sample = [units[rng.randrange(len(units))] for _ in units]
+        value = statistic(sample)
+        if value is not None:
+            values.append(value)
+    if len(values) < reps // 2:
+        return None
+    values.sort()
+    tail = (1.0 - level) / 2.0
+    return (_percentile(values, tail), _percentile(values, 1.0 - tail))
+
+
+def kappa_bootstrap_ci(
+    a: Sequence[str], b: Sequence[str], reps: int = 2000, seed: int = 20260913
+) -> tuple[float, float] | None:
+    """Percentile bootstrap (items resampled with a fixed seed) for Cohen's kappa."""
+    pairs = list(zip(a, b))
+    labels = sorted(set(a) | set(b))
+
+    def stat(sample: Sequence[tuple[str, str]]) -> float | None:
+        return cohens_kappa([x for x, _ in sample], [y for _, y in sample], labels).value
+
+    return bootstrap_ci(pairs, stat, reps, seed)
+
+
+# -- more than two raters ---------------------------------------------------------------
+@dataclass(frozen=True)
+class FleissResult:
+    value: float | None
+    subjects: int
+    raters: int
+    observed: float | None  # P-bar
+    expected: float | None  # P-bar_e
+    ci: tuple[float, float] | None = None  # bootstrap over subjects, when asked for
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 4)
+
+        return {
+            "value": r(self.value), "subjects": self.subjects, "raters": self.raters,
+            "observed": r(self.observed), "expected": r(self.expected),
+            "ci_low": None if self.ci is None else r(self.ci[0]),
+            "ci_high": None if self.ci is None else r(self.ci[1]), "note": self.note,
+        }
+
+
+def fleiss_kappa(counts: Sequence[Sequence[int]], bootstrap: int = 0, seed: int = 20260913) -> FleissResult:
+    """Fleiss' kappa from a subjects x categories count table (same number of raters per subject)."""
+    if not counts:
+        return FleissResult(None, 0, 0, None, None, note="no subjects")
+    raters = sum(counts[0])
+    if raters < 2 or any(sum(row) != raters for row in counts):
+        raise ValueError("Fleiss' kappa needs the same number (>= 2) of ratings for every subject")
+    value, p_bar, pe_bar = _fleiss(counts)
+    note = None if value is not None else "undefined: every rating fell in one category"
+    ci = None
+    if bootstrap and value is not None:
+        ci = bootstrap_ci(list(counts), lambda s: _fleiss(s)[0], bootstrap, seed)
+    return FleissResult(value, len(counts), raters, p_bar, pe_bar, ci, note)
+
+
+def _fleiss(counts: Sequence[Sequence[int]]) -> tuple[float | None, float, float]:
+    subjects = len(counts)
+    raters = sum(counts[0])
+    total = subjects * raters
+    categories = len(counts[0])
+    p_j = [sum(row[j] for row in counts) / total for j in range(categories)]
+    p_i = [(sum(c * c for c in row) - raters) / (raters * (raters - 1)) for row in counts]
+    p_bar = sum(p_i) / subjects
+    pe_bar = sum(p * p for p in p_j)
+    if math.isclose(pe_bar, 1.0):
+        return None, p_bar, pe_bar
+    return (p_bar - pe_bar) / (1.0 - pe_bar), p_bar, pe_bar
+
+
+@dataclass(frozen=True)
+class AlphaResult:
+    value: float | None
+    units: int  # units with at least two ratings (pairable)
+    pairable_values: int  # n in Krippendorff's notation
+    observed_disagreement: float | None
+    expected_disagreement: float | None
+    ci: tuple[float, float] | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 4)
+
+        return {
+            "value": r(self.value), "units": self.units, "pairable_values": self.pairable_values,
+            "observed_disagreement": r(self.observed_disagreement),
+            "expected_disagreement": r(self.expected_disagreement),
+            "ci_low": None if self.ci is None else r(self.ci[0]),
+            "ci_high": None if self.ci is None else r(self.ci[1]), "note": self.note,
+        }
+
+
+def krippendorff_alpha_nominal(
+    reliability_data: Sequence[Sequence[Rating]], bootstrap: int = 0, seed: int = 20260913
+) -> AlphaResult:
+    """Krippendorff's alpha, nominal metric, from a coders x units table (``None`` = missing).
+
+    Units with fewer than two values are not pairable and are left out (Krippendorff 2011).
+    """
+    if not reliability_data:
+        return AlphaResult(None, 0, 0, None, None, note="no coders")
+    width = len(reliability_data[0])
+    if any(len(row) != width for row in reliability_data):
+        raise ValueError("every coder's row must cover the same units (use None for missing)")
+    units = [[row[u] for row in reliability_data if row[u] is not None] for u in range(width)]
+    pairable = [values for values in units if len(values) >= 2]
+    value, n, d_o, d_e = _alpha(pairable)
+    note = None
+    if not pairable:
+        note = "no unit has two or more ratings"
+    elif value is None:
+        note = "undefined: every pairable value is the same category"
+    ci = None
+    if bootstrap and value is not None:
+        ci = bootstrap_ci(pairable, lambda s: _alpha(s)[0], bootstrap, seed)
+    return AlphaResult(value, len(pairable), n, d_o, d_e, ci, note)
+
+
+def _alpha(units: Sequence[Sequence[Hashable]]) -> tuple[float | None, int, float | None, float | None]:
+    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    for values in units:
+        m = len(values)
+        for i in range(m):
+            for j in range(m):
+                if i != j:
+                    coincidence[(values[i], values[j])] += 1.0 / (m - 1)
+    totals: Counter[Hashable] = Counter()
+    for (c, _k), o in coincidence.items():
+        totals[c] += o
+    n = sum(totals.values())
+    if n <= 1:
+        return None, round(n), None, None
+    observed = sum(o for (c, k), o in coincidence.items() if c != k) / n
+    categories = list(totals)
+    expected = sum(totals[c] * totals[k] for c in categories for k in categories if c != k) / (n * (n - 1))
+    if expected == 0:
+        return None, round(n), observed, expected
+    return 1.0 - observed / expected, round(n), observed, expected
+
+
+def pairwise_percent_agreement(reliability_data: Sequence[Sequence[Rating]]) -> Rate:
+    """Agreeing rater pairs / all rater pairs that rated the same unit (missing values skipped)."""
+    agree = total = 0
+    if not reliability_data:
+        return Rate.of(0, 0)
+    for u in range(len(reliability_data[0])):
+        values = [row[u] for row in reliability_data if row[u] is not None]
+        for x, y in combinations(values, 2):
+            total += 1
+            agree += x == y
+    return Rate.of(agree, total)
+
+
+def counts_table(reliability_data: Sequence[Sequence[Rating]], complete_only: bool = True) -> list[list[int]]:
+    """Subjects x categories counts for Fleiss' kappa (units missing a rating dropped when asked)."""
+    categories = sorted({v for row in reliability_data for v in row if v is not None}, key=str)
+    table: list[list[int]] = []
+    if not reliability_data:
+        return table
+    for u in range(len(reliability_data[0])):
+        values = [row[u] for row in reliability_data]
+        if complete_only and any(v is None for v in values):
+            continue
+        counter = Counter(v for v in values if v is not None)
+        table.append([counter.get(c, 0) for c in categories])
+    return table
+
+
+# -- kappa when the item kind fixes the vocabulary ----------------------------------------
+def grouped_kappa(
+    groups: dict[str, tuple[Sequence[str], Sequence[str]]], reps: int = 2000, seed: int = 20260913,
+) -> KappaResult:
+    """Cohen's kappa over groups whose answer vocabularies differ (e.g. verdicts vs buckets).
+
+    Pooling such groups into one table would understate chance agreement (both raters know
+    an item's group, so they can never disagree across groups). Here chance agreement is
+    computed within each group and weighted by its share:
+    ``p_e = sum_g (n_g / N) * p_e,g``, ``kappa = (p_o - p_e) / (1 - p_e)``. With one group this
+    is exactly Cohen's kappa (and its asymptotic interval); with several the 95% interval is a
+    seeded percentile bootstrap that resamples items within each group.
+    """
+    live = {g: (list(a), list(b)) for g, (a, b) in groups.items() if len(a)}
+    if len(live) <= 1:
+        if not live:
+            return cohens_kappa([], [])
+        a, b = next(iter(live.values()))
+        return cohens_kappa(a, b)
+
+    def stat(parts: dict[str, list[tuple[str, str]]]) -> tuple[float | None, float, float, int]:
+        total = sum(len(p) for p in parts.values())
+        agree = sum(1 for p in parts.values() for x, y in p if x == y)
+        pe = 0.0
+        for pairs in parts.values():
+            n_g = len(pairs)
+            left = Counter(x for x, _ in pairs)
+            right = Counter(y for _, y in pairs)
+            pe += (n_g / total) * sum(left[c] * right[c] for c in left) / (n_g * n_g)
+        po = agree / total
+        if math.isclose(pe, 1.0):
+            return None, po, pe, total
+        return (po - pe) / (1.0 - pe), po, pe, total
+
+    parts = {g: list(zip(a, b)) for g, (a, b) in live.items()}
+    value, po, pe, total = stat(parts)
+    method = f"bootstrap within item kinds ({reps} resamples, seed {seed})"
+    if value is None:
+        return KappaResult(None, total, po, pe, None, None, method, "undefined: chance agreement is 1")
+    rng = random.Random(seed)
+    values: list[float] = []
+    for _ in range(reps):
+        sample = {g: [p[rng.randrange(len(p))] for _ in p] for g, p in parts.items()}
+        v = stat(sample)[0]
+        if v is not None:
+            values.append(v)
+    values.sort()
+    ci = (_percentile(values, 0.025), _percentile(values, 0.975)) if len(values) >= reps // 2 else None
+    return KappaResult(value, total, po, pe, None, ci, method, "chance agreement computed within each item kind")

@@ -1,0 +1,458 @@
+"""Ground-truth labels, their history and adjudications: every query about them lives here.
+
+Each save is one committed transaction writing the label, its history row and an audit event
+together. Saving the text that is already stored writes nothing (autosave can call ``save``
+on every keystroke pause). History and adjudications are append-only (database triggers).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import text as sql
+from sqlmodel import Session, col, select
+
+from core.labels.model import (
+    Adjudication,
+    GroundTruth,
+    Label,
+    LabelFilter,
+    LabelHistoryEntry,
+    LabelQueueRow,
+    LabelText,
+    SaveResult,
+    TrajectoryKey,
+)
+from core.store.engine import Store
+from core.store.review_repo import append_audit
+from core.store.tables_labels import AdjudicationRow, LabelHistoryRow, LabelRow
+from core.timeutil import utc_now
+
+_KEY_SQL = """SELECT t.id, c.name AS corpus, f.path AS file, t.line, t.trajectory_id, t.content_hash
+              FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id"""
+
+
+class UnknownTrajectory(LookupError):
+    pass
+
+
+class ReasonRequired(ValueError):
+    pass
+
+
+def _key_of(row: Any) -> TrajectoryKey:
+    return TrajectoryKey(row["corpus"], row["file"], int(row["line"]), row["trajectory_id"], row["content_hash"])
+
+
+def _text_of(row: LabelRow | AdjudicationRow) -> LabelText:
+    return LabelText(row.trigger, row.directive, tuple(json.loads(row.variants_json)), row.note)
+
+
+def _label(row: LabelRow, current_hash: str | None = None) -> Label:
+    return Label(
+        id=row.id or 0, trajectory_pk=row.trajectory_pk,
+        key=TrajectoryKey(row.corpus, row.file, row.line, row.trajectory_id, row.record_hash),
+        reviewer=row.reviewer, text=_text_of(row), origin=row.origin, created_at=row.created_at,
+        updated_at=row.updated_at, stale=current_hash is not None and current_hash != row.record_hash,
+    )
+
+
+def _adjudication(row: AdjudicationRow) -> Adjudication:
+    return Adjudication(
+        id=row.id or 0, trajectory_pk=row.trajectory_pk,
+        key=TrajectoryKey(row.corpus, row.file, row.line, row.trajectory_id, row.record_hash), lead=row.lead,
+        chosen_reviewer=row.chosen_reviewer, text=_text_of(row), reason=row.reason, origin=row.origin,
+        created_at=row.created_at,
+    )
+
+
+class LabelRepository:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    # -- trajectory keys -----------------------------------------------------------------
+    def key_of(self, trajectory_pk: int) -> TrajectoryKey:
+        with self._store.session() as session:
+            return self._key(session, trajectory_pk)
+
+    def _key(self, session: Session, trajectory_pk: int) -> TrajectoryKey:
+        row = session.execute(sql(_KEY_SQL + " WHERE t.id = :pk"), {"pk": trajectory_pk}).mappings().first()
+        if row is None:
+            raise UnknownTrajectory(f"no trajectory #{trajectory_pk} in {self._store.path}")
+        return _key_of(row)
+
+    def find_trajectory(self, key: TrajectoryKey) -> tuple[int | None, str]:
+        """The local trajectory for a key from another store: (pk, how) or (None, "unmatched").
+
+        Exact (corpus, file, line, id, content hash) first; then the same record moved to
+        another line of the same file; never a record whose content differs.
+        """
+        with self._store.session() as session:
+            rows = session.execute(
+                sql(_KEY_SQL + " WHERE c.name = :corpus AND f.path = :file AND t.trajectory_id = :tid"
+                    " AND t.content_hash = :hash ORDER BY t.line"),
+                {"corpus": key.corpus, "file": key.file, "tid": key.trajectory_id, "hash": key.record_hash},
+            ).mappings().all()
+        exact = [r for r in rows if int(r["line"]) == key.line]
+        if exact:
+            return int(exact[0]["id"]), "exact"
+        if len(rows) == 1:
+            return int(rows[0]["id"]), "moved"
+        return None, "unmatched" if not rows else "ambiguous"
+
+    # -- labels ----------------------------------------------------------------------------
+    def save(self, trajectory_pk: int, reviewer: str, text: LabelText, reason: str | None = None) -> SaveResult:
+        """Save ``reviewer``'s label for a trajectory; identical text is a no-op."""
+        reviewer = reviewer.strip()
+        if not reviewer:
+            raise ValueError("a label needs a reviewer")
+        new = text.normalised()
+        new_hash = new.content_hash()
+        now = utc_now()
+        with self._store.session() as session:
+            key = self._key(session, trajectory_pk)
+            row = session.exec(
+                select(LabelRow).where(LabelRow.trajectory_pk == trajectory_pk, LabelRow.reviewer == reviewer)
+            ).first()
+            if row is not None and row.content_hash == new_hash and row.record_hash == key.record_hash:
+                return SaveResult(_label(row, key.record_hash), changed=False)
+            if row is None:
+                before = None
+                action = "save"
+                row = LabelRow(
+                    trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
+                    trajectory_id=key.trajectory_id, record_hash=key.record_hash, reviewer=reviewer,
+                    trigger=new.trigger, directive=new.directive, variants_json=json.dumps(list(new.variants)),
+                    note=new.note, content_hash=new_hash, origin="local", created_at=now, updated_at=now,
+                )
+                session.add(row)
+            else:
+                before = _text_of(row)
+                # Same words on a record that changed since: the reviewer confirms them for it.
+                action = "save" if row.content_hash != new_hash else "reconfirm"
+                row.trigger, row.directive, row.note = new.trigger, new.directive, new.note
+                row.variants_json = json.dumps(list(new.variants))
+                row.content_hash, row.updated_at = new_hash, now
+                row.line, row.record_hash = key.line, key.record_hash
+            session.flush()
+            assert row.id is not None
+            self._history(session, row.id, reviewer, action, before, new, reason, now)
+            append_audit(session, reviewer, f"label_{action}", "trajectory", trajectory_pk, reason,
+                         before=None if before is None else before.to_dict(), after=new.to_dict())
+            return SaveResult(_label(row, key.record_hash), changed=True)
+
+    @staticmethod
+    def _history(
+        session: Session, label_id: int, actor: str, action: str, before: LabelText | None, after: LabelText,
+        reason: str | None, at: str,
+    ) -> None:
+        session.add(
+            LabelHistoryRow(
+                label_id=label_id, actor=actor, action=action, at=at,
+                before_json=None if before is None else json.dumps(before.to_dict(), ensure_ascii=False),
+                after_json=json.dumps(after.to_dict(), ensure_ascii=False), reason=reason,
+            )
+        )
+
+    def get(self, trajectory_pk: int, reviewer: str) -> Label | None:
+        labels = [lb for lb in self.labels_for(trajectory_pk) if lb.reviewer == reviewer]
+        return labels[0] if labels else None
+
+    def labels_for(self, trajectory_pk: int) -> list[Label]:
+        return self.labels(trajectory_pks=[trajectory_pk])
+
+    def labels(
+        self, corpus: str | None = None, reviewer: str | None = None, trajectory_pks: Sequence[int] | None = None,
+        include_orphans: bool = False,
+    ) -> list[Label]:
+        with self._store.session() as session:
+            query = select(LabelRow).order_by(LabelRow.corpus, LabelRow.file, LabelRow.line, LabelRow.reviewer)
+            if corpus is not None:
+                query = query.where(LabelRow.corpus == corpus)
+            if reviewer is not None:
+                query = query.where(LabelRow.reviewer == reviewer)
+            if trajectory_pks is not None:
+                query = query.where(col(LabelRow.trajectory_pk).in_(list(trajectory_pks)))
+            elif not include_orphans:
+                query = query.where(col(LabelRow.trajectory_pk).is_not(None))
+            rows = session.exec(query).all()
+            hashes = self._hashes(session, [r.trajectory_pk for r in rows if r.trajectory_pk is not None])
+            return [_label(r, hashes.get(r.trajectory_pk or -1)) for r in rows]
+
+    @staticmethod
+    def _hashes(session: Session, pks: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for start in range(0, len(pks), 500):
+            chunk = list(pks[start : start + 500])
+            marks = ",".join(str(int(p)) for p in chunk)
+            for pk, h in session.execute(sql(f"SELECT id, content_hash FROM trajectory WHERE id IN ({marks})")):
+                found[int(pk)] = str(h)
+        return found
+
+    def reviewers(self) -> list[str]:
+        with self._store.session() as session:
+            rows = session.execute(sql("SELECT DISTINCT reviewer FROM label ORDER BY reviewer")).all()
+            return [str(r[0]) for r in rows]
+
+    def history(self, label_id: int) -> list[LabelHistoryEntry]:
+        with self._store.session() as session:
+            rows = session.exec(
+                select(LabelHistoryRow).where(LabelHistoryRow.label_id == label_id).order_by(LabelHistoryRow.id)
+            ).all()
+            return [
+                LabelHistoryEntry(
+                    id=r.id or 0, label_id=r.label_id, actor=r.actor, action=r.action, at=r.at,
+                    before=None if r.before_json is None else LabelText.from_dict(json.loads(r.before_json)),
+                    after=LabelText.from_dict(json.loads(r.after_json)), reason=r.reason,
+                )
+                for r in rows
+            ]
+
+    def history_for(self, trajectory_pk: int, reviewer: str) -> list[LabelHistoryEntry]:
+        label = self.get(trajectory_pk, reviewer)
+        return [] if label is None else self.history(label.id)
+
+    def import_label(
+        self, trajectory_pk: int | None, key: TrajectoryKey, reviewer: str, text: LabelText, created_at: str,
+        updated_at: str, origin: str, importer: str,
+    ) -> tuple[str, Label | None]:
+        """Merge one label from another store: ("added" | "same" | "conflict", label).
+
+        The same reviewer with other words here is a conflict: nothing is overwritten.
+        """
+        new = text.normalised()
+        new_hash = new.content_hash()
+        with self._store.session() as session:
+            query = select(LabelRow).where(LabelRow.reviewer == reviewer)
+            if trajectory_pk is not None:
+                query = query.where(LabelRow.trajectory_pk == trajectory_pk)
+            else:
+                query = query.where(
+                    col(LabelRow.trajectory_pk).is_(None), LabelRow.corpus == key.corpus, LabelRow.file == key.file,
+                    LabelRow.trajectory_id == key.trajectory_id, LabelRow.record_hash == key.record_hash,
+                )
+            existing = session.exec(query).first()
+            if existing is not None:
+                state = "same" if existing.content_hash == new_hash else "conflict"
+                return state, _label(existing)
+            row = LabelRow(
+                trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
+                trajectory_id=key.trajectory_id, record_hash=key.record_hash, reviewer=reviewer,
+                trigger=new.trigger, directive=new.directive, variants_json=json.dumps(list(new.variants)),
+                note=new.note, content_hash=new_hash, origin=origin, created_at=created_at, updated_at=updated_at,
+            )
+            session.add(row)
+            session.flush()
+            assert row.id is not None
+            self._history(session, row.id, importer, "import", None, new, f"{origin} ({reviewer}'s label)", utc_now())
+            append_audit(session, importer, "label_import", "trajectory", trajectory_pk or key.to_json(), origin,
+                         after=dict(new.to_dict(), reviewer=reviewer))
+            return "added", _label(row)
+
+    # -- labelling queue ------------------------------------------------------------------
+    def queue(self, reviewer: str, flt: LabelFilter | None = None, offset: int = 0, limit: int = 200) -> list[LabelQueueRow]:
+        query, params = self._queue_sql(reviewer, flt or LabelFilter())
+        with self._store.session() as session:
+            rows = session.execute(
+                sql(query + " ORDER BY c.name, f.path, t.line LIMIT :limit OFFSET :offset"),
+                dict(params, limit=limit, offset=offset),
+            ).mappings().all()
+        result: list[LabelQueueRow] = []
+        for r in rows:
+            mine = None
+            if r["my_trigger"] is not None:
+                mine = LabelText(r["my_trigger"], r["my_directive"]).sentence()
+            result.append(
+                LabelQueueRow(
+                    trajectory_pk=int(r["id"]), trajectory_id=r["trajectory_id"], corpus=r["corpus"], file=r["file"],
+                    line=int(r["line"]), domain=r["domain"], success=bool(r["success"]),
+                    failure_class=r["failure_class"], imported_rule=r["expected_rule"], my_label=mine,
+                    labels=int(r["labels"]), adjudicated=bool(r["adjudicated"]),
+                )
+            )
+        return result
+
+    def count_queue(self, reviewer: str, flt: LabelFilter | None = None) -> int:
+        query, params = self._queue_sql(reviewer, flt or LabelFilter())
+        with self._store.session() as session:
+            return int(session.execute(sql(f"SELECT count(*) FROM ({query})"), params).scalar_one())
+
+    @staticmethod
+    def _queue_sql(reviewer: str, flt: LabelFilter) -> tuple[str, dict[str, Any]]:
+        query = """SELECT t.id, t.trajectory_id, c.name AS corpus, f.path AS file, t.line, t.domain, t.success,
+                          t.failure_class, t.expected_rule, me.trigger AS my_trigger, me.directive AS my_directive,
+                          (SELECT count(*) FROM label l WHERE l.trajectory_pk = t.id) AS labels,
+                          EXISTS (SELECT 1 FROM adjudication a WHERE a.trajectory_pk = t.id) AS adjudicated
+                   FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id
+                   LEFT JOIN label me ON me.trajectory_pk = t.id AND me.reviewer = :reviewer
+                   WHERE 1 = 1"""
+        params: dict[str, Any] = {"reviewer": reviewer}
+        if flt.corpus:
+            query += " AND c.name = :corpus"
+            params["corpus"] = flt.corpus
+        if flt.domain:
+            query += " AND t.domain = :domain"
+            params["domain"] = flt.domain
+        if flt.text:
+            query += " AND (t.trajectory_id LIKE :pattern OR t.task LIKE :pattern OR t.failure_class LIKE :pattern)"
+            params["pattern"] = f"%{flt.text}%"
+        if flt.status == "missing":
+            query += " AND me.id IS NULL"
+        elif flt.status == "labelled":
+            query += " AND me.id IS NOT NULL"
+        elif flt.status == "no_ground_truth":
+            query += (
+                " AND NOT EXISTS (SELECT 1 FROM label l WHERE l.trajectory_pk = t.id)"
+                " AND NOT EXISTS (SELECT 1 FROM adjudication a WHERE a.trajectory_pk = t.id)"
+                " AND (t.expected_rule IS NULL OR t.expected_rule = '')"
+            )
+        elif flt.status != "all":
+            raise ValueError(f"unknown label status filter {flt.status!r}")
+        return query, params
+
+    # -- adjudication ---------------------------------------------------------------------
+    def adjudicate(
+        self, trajectory_pk: int, lead: str, text: LabelText, reason: str, chosen_reviewer: str | None = None,
+    ) -> Adjudication:
+        reason = (reason or "").strip()
+        if not reason:
+            raise ReasonRequired("an adjudication needs a reason")
+        new = text.normalised()
+        with self._store.session() as session:
+            key = self._key(session, trajectory_pk)
+            before = _current_adjudication(session, trajectory_pk)
+            row = AdjudicationRow(
+                trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
+                trajectory_id=key.trajectory_id, record_hash=key.record_hash, lead=lead,
+                chosen_reviewer=chosen_reviewer, trigger=new.trigger, directive=new.directive,
+                variants_json=json.dumps(list(new.variants)), note=new.note, reason=reason,
+                content_hash=new.content_hash(), origin="local", created_at=utc_now(),
+            )
+            session.add(row)
+            session.flush()
+            append_audit(
+                session, lead, "adjudicate", "trajectory", trajectory_pk, reason,
+                before=None if before is None else dict(_text_of(before).to_dict(), lead=before.lead),
+                after=dict(new.to_dict(), chosen_reviewer=chosen_reviewer),
+            )
+            return _adjudication(row)
+
+    def import_adjudication(
+        self, trajectory_pk: int | None, key: TrajectoryKey, lead: str, chosen_reviewer: str | None, text: LabelText,
+        reason: str, created_at: str, origin: str, importer: str,
+    ) -> tuple[str, Adjudication | None]:
+        """("added" | "same" | "conflict", adjudication). A different ruling in force here is a conflict."""
+        new = text.normalised()
+        new_hash = new.content_hash()
+        with self._store.session() as session:
+            current = _current_adjudication(session, trajectory_pk)
+            if current is None and trajectory_pk is None:
+                current = session.exec(
+                    select(AdjudicationRow).where(
+                        col(AdjudicationRow.trajectory_pk).is_(None), AdjudicationRow.corpus == key.corpus,
+                        AdjudicationRow.file == key.file, AdjudicationRow.trajectory_id == key.trajectory_id,
+                        AdjudicationRow.record_hash == key.record_hash,
+                    ).order_by(col(AdjudicationRow.created_at).desc())
+                ).first()
+            if current is not None:
+                return ("same" if current.content_hash == new_hash else "conflict"), _adjudication(current)
+            row = AdjudicationRow(
+                trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
+                trajectory_id=key.trajectory_id, record_hash=key.record_hash, lead=lead,
+                chosen_reviewer=chosen_reviewer, trigger=new.trigger, directive=new.directive,
+                variants_json=json.dumps(list(new.variants)), note=new.note, reason=reason, content_hash=new_hash,
+                origin=origin, created_at=created_at,
+            )
+            session.add(row)
+            session.flush()
+            append_audit(session, importer, "adjudication_import", "trajectory", trajectory_pk or key.to_json(),
+                         reason, after=dict(new.to_dict(), lead=lead))
+            return "added", _adjudication(row)
+
+    def adjudications(self, trajectory_pk: int | None = None, corpus: str | None = None) -> list[Adjudication]:
+        """Every adjudication, oldest first (the last one per trajectory is in force)."""
+        with self._store.session() as session:
+            query = select(AdjudicationRow).order_by(AdjudicationRow.created_at, AdjudicationRow.id)
+            if trajectory_pk is not None:
+                query = query.where(AdjudicationRow.trajectory_pk == trajectory_pk)
+            if corpus is not None:
+                query = query.where(AdjudicationRow.corpus == corpus)
+            return [_adjudication(r) for r in session.exec(query).all()]
+
+    def current_adjudication(self, trajectory_pk: int) -> Adjudication | None:
+        with self._store.session() as session:
+            row = _current_adjudication(session, trajectory_pk)
+            return None if row is None else _adjudication(row)
+
+    # -- ground truth ---------------------------------------------------------------------
+    def ground_truth(self, trajectory_pk: int, reviewer: str | None = None) -> GroundTruth:
+        found = self._ground_truths("t.id = :pk", {"pk": trajectory_pk}, reviewer)
+        if trajectory_pk not in found:
+            raise UnknownTrajectory(f"no trajectory #{trajectory_pk} in {self._store.path}")
+        return found[trajectory_pk]
+
+    def ground_truths(self, corpus: str, reviewer: str | None = None) -> dict[int, GroundTruth]:
+        return self._ground_truths("c.name = :corpus", {"corpus": corpus}, reviewer)
+
+    def _ground_truths(self, where: str, params: dict[str, Any], reviewer: str | None) -> dict[int, GroundTruth]:
+        with self._store.session() as session:
+            trajectories = session.execute(
+                sql(f"SELECT t.id, t.expected_rule FROM trajectory t JOIN corpus c ON c.id = t.corpus_id "
+                    f"WHERE {where} ORDER BY t.id"),
+                params,
+            ).all()
+            pks = [int(r[0]) for r in trajectories]
+            labels: dict[int, list[LabelRow]] = {}
+            adjudicated: dict[int, AdjudicationRow] = {}
+            for start in range(0, len(pks), 500):
+                chunk = pks[start : start + 500]
+                for row in session.exec(select(LabelRow).where(col(LabelRow.trajectory_pk).in_(chunk))).all():
+                    labels.setdefault(row.trajectory_pk or -1, []).append(row)
+                for adj in session.exec(
+                    select(AdjudicationRow).where(col(AdjudicationRow.trajectory_pk).in_(chunk))
+                    .order_by(AdjudicationRow.created_at, AdjudicationRow.id)
+                ).all():
+                    adjudicated[adj.trajectory_pk or -1] = adj
+        return {
+            int(pk): _resolve(int(pk), expected, labels.get(int(pk), []), adjudicated.get(int(pk)), reviewer)
+            for pk, expected in trajectories
+        }
+
+
+def _current_adjudication(session: Session, trajectory_pk: int | None) -> AdjudicationRow | None:
+    if trajectory_pk is None:
+        return None
+    return session.exec(
+        select(AdjudicationRow).where(AdjudicationRow.trajectory_pk == trajectory_pk)
+        .order_by(col(AdjudicationRow.created_at).desc(), col(AdjudicationRow.id).desc())
+    ).first()
+
+
+def _resolve(
+    pk: int, expected_rule: str | None, labels: list[LabelRow], adjudication: AdjudicationRow | None,
+    reviewer: str | None,
+) -> GroundTruth:
+    """Adjudicated label, else the reviewer's own label, else the imported ``expected_rule``.
+
+    Without a reviewer, labels count only when every reviewer wrote the same thing; when they
+    differ the trajectory is flagged ``conflicting`` (it needs adjudication) and falls back to
+    the imported rule.
+    """
+    distinct = {row.content_hash for row in labels}
+    conflicting = len(distinct) > 1
+    if adjudication is not None:
+        text = _text_of(adjudication)
+        return GroundTruth(pk, "adjudicated", text, text.sentence(), adjudication.lead, False)
+    own = [row for row in labels if row.reviewer == reviewer] if reviewer is not None else []
+    if own:
+        text = _text_of(own[0])
+        return GroundTruth(pk, "label", text, text.sentence(), reviewer, conflicting)
+    if reviewer is None and labels and not conflicting:
+        text = _text_of(labels[0])
+        names = ", ".join(sorted(row.reviewer for row in labels))
+        return GroundTruth(pk, "label", text, text.sentence(), names, False)
+    if expected_rule is not None:
+        return GroundTruth(pk, "imported", None, expected_rule, None, conflicting)
+    return GroundTruth(pk, "none", None, None, None, conflicting)

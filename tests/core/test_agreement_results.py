@@ -1,0 +1,105 @@
+"""Results on a hand-worked session: agreement, kappa, confusion, strata, gate; marks kept apart."""
+
+from __future__ import annotations
+
+import pytest
+from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
+
+from core.agreement.results import agreement_gate_for_run, gate_state, session_result
+from core.agreement.session import commit_judgement, create_session
+from core.metrics.wilson import Rate
+from core.store.agreement_repo import AgreementRepository
+from core.store.engine import Store
+from core.store.replay_repo import ReplayRepository
+from core.store.review_repo import ReviewRepository
+
+
+def judge_everything(store: Store, session_id: int) -> None:
+    """Ana agrees with replay except: R2's verdict (says inconclusive), N1 (says prevented), F5 (can't tell)."""
+    for item in AgreementRepository(store).items_with_answers(session_id):
+        answer = item.replay_answer
+        key = item.trajectory_key or {}
+        if item.kind == "verdict" and item.rule_origin == "R2":
+            answer = "inconclusive"
+        elif key.get("trajectory_id") == "N1":
+            answer = "prevented"
+        elif key.get("trajectory_id") == "F5":
+            answer = "cant_tell"
+        commit_judgement(store, item.id, "ana", answer)
+
+
+def test_hand_worked_session(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    judge_everything(labels_store, session.id)
+    result = session_result(labels_store, session.id)
+    c = result.comparison
+    assert (c.judgements, c.abstained) == (11, 1)
+    assert (c.agreement.k, c.agreement.n) == (8, 10)
+    assert result.progress == {"ana": 11}
+    verdict, evidence = c.per_kind
+    assert verdict.kind == "verdict" and verdict.kappa.value == pytest.approx(0.5)
+    assert verdict.confusion.labels == ("pass", "fail", "inconclusive")
+    assert verdict.confusion.counts == ((1, 0, 0), (0, 0, 1), (0, 0, 1))  # rows replay, columns human
+    # Evidence: p_o = 6/7, p_e = (3*4 + 2*2 + 1*1) / 49 = 17/49, kappa = 25/32.
+    assert evidence.kappa.value == pytest.approx(25 / 32)
+    assert evidence.abstained == 1
+    # Overall: chance agreement within each kind, weighted: p_e = 12/35, kappa = 16/23.
+    assert c.kappa.value == pytest.approx(16 / 23)
+    strata = {s.stratum: (s.agreement.k, s.agreement.n, s.abstained) for s in c.per_stratum}
+    assert strata == {
+        "evidence:broken": (2, 2, 0), "evidence:missed": (1, 1, 1), "evidence:near_miss": (0, 1, 0),
+        "evidence:prevented": (3, 3, 0), "verdict:fail": (0, 1, 0), "verdict:inconclusive": (1, 1, 0),
+        "verdict:pass": (1, 1, 0),
+    }
+    # 8/10 = [0.490, 0.943]: the interval contains 0.80.
+    assert c.gate.state == "not enough data"
+    assert session_result(labels_store, session.id, gate=0.4).comparison.gate.state == "pass"
+    assert session_result(labels_store, session.id, gate=0.95).comparison.gate.state == "fail"
+    assert result.to_dict()["agreement"] == Rate.of(8, 10).to_dict()
+    # Every stratum was sampled whole, so the re-weighting uses these sizes: (2+2+0+3+0+1+1)/11.
+    assert result.population_weighted == pytest.approx(9 / 11)
+
+
+def test_unblinded_workspace_marks_are_reported_apart(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    judge_everything(labels_store, session.id)
+    before = session_result(labels_store, session.id).comparison
+    reviews = ReviewRepository(labels_store)
+    for result in ReplayRepository(labels_store).results(run_id):
+        reviews.mark("ana", result.id, None, result.verdict, "wrong", blinded=False)
+    after = session_result(labels_store, session.id)
+    assert after.comparison == before  # the blind numbers did not move
+    assert (after.unblinded.marks, after.unblinded.wrong) == (3, 3)
+    assert after.unblinded.agreement.value == 0.0
+    state, details = agreement_gate_for_run(labels_store, run_id)
+    assert details["unblinded_marks"]["wrong"] == 3 and details["agreement"]["n"] == 10
+
+
+def test_gate_uses_the_interval_not_the_point() -> None:
+    assert gate_state(Rate.of(30, 30)).state == "pass"  # lower bound 0.886
+    assert gate_state(Rate.of(24, 30)).state == "not enough data"  # point 0.80 exactly
+    assert gate_state(Rate.of(10, 30)).state == "fail"  # upper bound 0.51
+    assert gate_state(Rate.of(0, 0)).state == "not enough data"
+    assert gate_state(Rate.of(9, 10), 0.5).state == "pass"
+
+
+def test_gate_for_a_run_counts_blind_sessions_of_runs_with_the_same_evidence(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    state, details = agreement_gate_for_run(labels_store, run_id)
+    assert state == "not enough data" and details["sessions"] == []
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    judge_everything(labels_store, session.id)
+    unblinded = create_session(labels_store, run_id, "lead", size=11, seed=4, blind=False)
+    for item in AgreementRepository(labels_store).items_with_answers(unblinded.id):
+        commit_judgement(labels_store, item.id, "bo", item.replay_answer)
+    state, details = agreement_gate_for_run(labels_store, run_id, gate=0.4)
+    assert state == "pass" and [s["id"] for s in details["sessions"]] == [session.id]
+    assert details["reviewers"] == ["ana"]  # the unblinded session never counts
+    # A later run with the same configuration and corpus has the same replay answers.
+    rerun = small_run(labels_store)
+    state, details = agreement_gate_for_run(labels_store, rerun, gate=0.4)
+    assert state == "pass" and details["sessions"][0]["matched_by"] == "same config and corpus"
+    other = small_run(labels_store, config_hash="other")
+    assert agreement_gate_for_run(labels_store, other)[1]["sessions"] == []
