@@ -133,8 +133,15 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
-    from core.reporting import build_report, report_markdown
+    from core.reporting import build_report, report_markdown, write_report
 
+    if args.out is not None:
+        try:
+            print(write_report(store, args.run, args.out, semantic=args.report_semantic))
+        except LookupError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        return EXIT_OK
     try:
         report = build_report(store, args.run)
     except LookupError as error:
@@ -192,13 +199,18 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--md", action="store_true")
+    p.add_argument("--out", type=Path, default=None,
+                   help="write report.md, report.json and the figures (PNG and SVG) into this folder")
+    p.add_argument("--no-semantic", dest="report_semantic", action="store_false", default=None,
+                   help="with --out: compute the report's semantic parts without loading the model")
     p.set_defaults(func=cmd_report)
 
     # Subsystems register their own subcommands (each module keeps its commands together).
-    from core import cli_agreement, cli_promotion
+    from core import cli_agreement, cli_promotion, cli_ruler
 
     cli_promotion.register(sub)
     cli_agreement.register(sub)
+    cli_ruler.register(sub)
     return parser
 
 

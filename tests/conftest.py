@@ -8,10 +8,27 @@ case its absence is a failure.
 
 from __future__ import annotations
 
+import importlib.abc
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+
+class _BlockQt(importlib.abc.MetaPathFinder):
+    """Makes PySide6 and the GUI package unimportable, to prove the core does not need them."""
+
+    blocked = frozenset({"PySide6", "shiboken6", "cauterule_gui", "pytestqt"})
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.split(".")[0] in self.blocked:
+            raise ImportError(f"{name} is blocked: core tests run without Qt (WORKBENCH_BLOCK_QT=1)")
+        return None
+
+
+if os.environ.get("WORKBENCH_BLOCK_QT") == "1":
+    sys.meta_path.insert(0, _BlockQt())
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_CORPUS = PROJECT_ROOT.parent / "shared" / "corpora" / "cauterule"

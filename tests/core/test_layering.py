@@ -54,13 +54,14 @@ def test_every_core_module_imports_with_pyside6_blocked() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-def test_core_tests_pass_with_pyside6_blocked() -> None:
-    tests = Path(__file__).resolve().parent
-    script = BLOCKER.format(forbidden=set(FORBIDDEN)) + (
-        "\nimport pytest, sys\n"
-        f"sys.exit(pytest.main([{str(tests)!r}, '-q', '-x', '-p', 'no:pytest-qt', '-p', 'no:cacheprovider', "
-        "'-m', 'not slow', '--deselect', "
-        f"{str(tests / 'test_layering.py')!r}]))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=1200)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+def test_this_core_run_has_qt_blocked_when_asked() -> None:
+    """`./dev.sh test` runs tests/core with WORKBENCH_BLOCK_QT=1; then Qt must be unimportable."""
+    import os
+
+    if os.environ.get("WORKBENCH_BLOCK_QT") != "1":
+        return
+    try:
+        import PySide6  # noqa: F401
+    except ImportError:
+        return
+    raise AssertionError("PySide6 imported although WORKBENCH_BLOCK_QT=1")
