@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 import cauterule_gui
@@ -20,6 +21,7 @@ from core.store.engine import default_store_path
 
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
+from cauterule_gui.screenshot import show_review_example
 from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error, open_services
 from cauterule_gui.settings import configure_application_names, make_settings
 
@@ -85,7 +87,9 @@ def _wait_until_idle(runner: JobRunner, timeout_ms: int) -> bool:
 
 
 def save_screenshot(window: MainWindow, path: Path) -> bool:
-    if window.table_panel.current_pk() is None:
+    if window.services is not None and window.services.workspace.has_results():
+        show_review_example(window)
+    elif window.table_panel.current_pk() is None:
         window.table_panel.select_row(0)  # show the viewer with content, not the placeholder
     for _ in range(3):
         QApplication.processEvents()
@@ -106,10 +110,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
     runner = JobRunner()
-    window = MainWindow(services, runner, make_settings(), open_services)
+    # A screenshot neither reads nor writes the user's settings: it always shows the defaults.
+    scratch = tempfile.TemporaryDirectory(prefix="cauterule-gui-") if not interactive else None
+    settings = (QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
+                if scratch is not None else make_settings())
+    window = MainWindow(services, runner, settings, open_services)
     try:
+        window.review.interactive = interactive
         window.show()
         start_initial_load(window, demo_corpus_path())
+        window.replay.load_model()  # in the background: the window is usable meanwhile
         if not interactive:
             if not _wait_until_idle(runner, SCREENSHOT_TIMEOUT_MS):
                 print("cauterule-gui: loading did not finish in time", file=sys.stderr)
@@ -125,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if window.services is not None:
             window.services.close()
         window.deleteLater()
+        if scratch is not None:
+            scratch.cleanup()
 
 
 if __name__ == "__main__":

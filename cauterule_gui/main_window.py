@@ -1,40 +1,72 @@
-"""The main window: layout and action wiring only. Panels and models do the work."""
+"""The main window: layout and action wiring only. Panels and controllers do the work.
+
+Two tabs: Review (rules table, evidence board, evidence trajectory) and Corpus (navigator,
+trajectory table, viewer). Review behaviour lives in ``ReviewController``, replay in
+``ReplayController``, what-if in ``WhatIfController``; every review key is defined in
+``review_menu.install``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QWidget
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QInputDialog,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+    QWidget,
+)
 
+from core.store.workspace_repo import WorkspaceScope
+
+from cauterule_gui import review_menu
 from cauterule_gui import settings as keys
 from cauterule_gui.import_controller import ImportController
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.jobs.replay_job import ReplayProcess
 from cauterule_gui.models.corpus_table_model import CorpusTableModel
+from cauterule_gui.models.rule_table_model import RuleTableModel
 from cauterule_gui.models.trajectory_table_model import TrajectoryTableModel
 from cauterule_gui.panels.corpus_navigator import CorpusNavigatorPanel
 from cauterule_gui.panels.import_dialogs import JobProgressWidget
+from cauterule_gui.panels.review_workspace import ReviewWorkspace
+from cauterule_gui.panels.run_history_dock import RunHistoryDock
+from cauterule_gui.panels.shortcuts_dialog import ShortcutsDialog
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.plain_text import plain_label
+from cauterule_gui.recent_stores import recent_stores, remember_store
+from cauterule_gui.replay_controller import ReplayController
+from cauterule_gui.review_controller import ReviewController
+from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error
+from cauterule_gui.whatif_controller import WhatIfController
 
 STORE_FILTER = "Workbench store (*.sqlite *.db);;All files (*)"
 DEFAULT_SIZES = (330, 790, 440)
+LIVE_REFRESH_MS = 250
 
 
 class MainWindow(QMainWindow):
     def __init__(self, services: StoreServices, runner: JobRunner, settings: QSettings,
-                 open_services: Callable[[Path], StoreServices], parent: QWidget | None = None) -> None:
+                 open_services: Callable[[Path], StoreServices], parent: QWidget | None = None,
+                 process: ReplayProcess | None = None) -> None:
         super().__init__(parent)
         self.services: StoreServices | None = services
         self.runner = runner
         self._settings = settings
         self._open_services = open_services
         self.setWindowTitle("CauterRule Workbench")
+        self.shortcuts_dialog: ShortcutsDialog | None = None
 
+        # Corpus tab (unchanged from the first window).
         self.corpus_model = CorpusTableModel(services.corpora, self)
         self.trajectory_model = TrajectoryTableModel(services.corpora, self)
         self.navigator = CorpusNavigatorPanel(self.corpus_model)
@@ -49,18 +81,51 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 1)
         self.splitter.setSizes(list(DEFAULT_SIZES))
         self.splitter.setContentsMargins(6, 6, 6, 0)
-        self.setCentralWidget(self.splitter)
 
+        # Review tab.
+        self.identity = ReviewerIdentity(settings, self)
+        self.rule_model = RuleTableModel(services.workspace, self)
+        self.rule_model.set_reviewer(self.identity.name)
+        self.workspace = ReviewWorkspace(self.rule_model, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.addTab(self.workspace, "Review")
+        self.tabs.addTab(self.splitter, "Corpus")
+        self.setCentralWidget(self.tabs)
+        self.history = RunHistoryDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.history)
+        self.history.hide()
+
+        # Status bar: jobs, store, reviewer, embedding model.
         self.store_label = plain_label("", self)
         self.store_label.setObjectName("storePath")
+        self.reviewer_label = plain_label("", self)
+        self.reviewer_label.setObjectName("reviewerName")
+        self.model_label = plain_label("", self)
+        self.model_label.setObjectName("modelState")
         self.progress = JobProgressWidget(self)
-        self.statusBar().addPermanentWidget(self.progress)
-        self.statusBar().addPermanentWidget(self.store_label)
+        self.replay_progress = JobProgressWidget(self)
+        self.replay_progress.setObjectName("replayProgress")
+        for widget in (self.progress, self.replay_progress, self.store_label, self.reviewer_label, self.model_label):
+            self.statusBar().addPermanentWidget(widget)
         self.importer = ImportController(runner, lambda: self.services, self.progress, self)
+        self.review = ReviewController(lambda: self.services, self.identity, self.workspace.rules,
+                                       self.workspace.evidence, self.workspace.viewer, self)
+        self.replay = ReplayController(runner, lambda: self.services, settings, process or ReplayProcess(),
+                                       self.replay_progress, self)
+        self.whatif = WhatIfController(lambda: self.services, self.replay, self.identity, self)
+        self._live_refresh = QTimer(self)
+        self._live_refresh.setSingleShot(True)
+        self._live_refresh.setInterval(LIVE_REFRESH_MS)
+        self._live_refresh.timeout.connect(lambda: self._sliced(self.workspace.rules.refresh))
 
         self._build_actions()
         self._connect()
         self._show_store_path()
+        self._show_reviewer(self.identity.name or "")
+        self.model_label.setText(self.replay.model_state)
+        self.workspace.rules.set_repository(services.workspace)
+        self.history.refresh(services.replays)
         self._restore_settings()
 
     # -- construction ------------------------------------------------------------------
@@ -87,41 +152,179 @@ class MainWindow(QMainWindow):
         self.newlines_action.setCheckable(True)
         self.newlines_action.setShortcut(QKeySequence("Ctrl+L"))
         self.newlines_action.toggled.connect(self.viewer.set_literal_newlines)
+        self.newlines_action.toggled.connect(self.workspace.viewer.set_literal_newlines)
         self.viewer.literal_newlines_changed.connect(self.newlines_action.setChecked)
+        self.history_action = self.history.toggleViewAction()
+        self.history_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.reviewer_action = self._action("Reviewer &name…", lambda: self.identity.ask(self))
+        self.help_action = self._action("&Keyboard shortcuts", self.show_shortcuts)
+        self.help_action.setShortcuts([QKeySequence("?"), QKeySequence("F1")])
+        self.addAction(self.help_action)
 
-        file_menu = self.menuBar().addMenu("&File")
-        for action in (self.new_store_action, self.open_store_action, None, self.import_action, None,
-                       self.quit_action):
+        self.review_actions = review_menu.ReviewActions(self, self._settings, self._review_active)
+        review_menu.install(self.review_actions, self)
+        self.single_key_action = QAction("Single-&key shortcuts", self)
+        self.single_key_action.setCheckable(True)
+        self.single_key_action.setChecked(self.review_actions.single_keys_on)
+        self.single_key_action.toggled.connect(self.review_actions.set_single_keys)
+        self.review_actions.set_single_keys(self.review_actions.single_keys_on)
+        profiles = [self._action("&Workbench profile", lambda: self.replay.set_profile_name("workbench")),
+                    self._action("&Reference 0.3.1 profile", lambda: self.replay.set_profile_name("reference-0.3.1"))]
+        self._profile_group = self.review_actions.radio_group(profiles)
+        profiles[0 if self.replay.profile_name == "workbench" else 1].setChecked(True)
+        self.semantic_action = QAction("Se&mantic matching (workbench profile)", self)
+        self.semantic_action.setCheckable(True)
+        self.semantic_action.setChecked(self.replay.semantic)
+        self.semantic_action.toggled.connect(self.replay.set_semantic)
+
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.new_store_action)
+        file_menu.addAction(self.open_store_action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        for action in (None, self.import_action, None, self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
-        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu = bar.addMenu("&Edit")
         edit_menu.addAction(self.find_action)
-        view_menu = self.menuBar().addMenu("&View")
+        review = self.review_actions.menu(bar, "Re&view", ["Decide", None, "Navigate", None, "Rule"])
+        review.addSeparator()
+        review.addAction(self.reviewer_action)
+        review.addAction(self.single_key_action)
+        self.review_actions.menu(bar, "E&vidence", ["Evidence", None, "Mark"])
+        replay_menu = self.review_actions.menu(bar, "Re&play", ["Replay"])
+        replay_menu.addSeparator()
+        for action in profiles:
+            replay_menu.addAction(action)
+        replay_menu.addAction(self.semantic_action)
+        view_menu = bar.addMenu("V&iew")
         view_menu.addAction(self.refresh_action)
         view_menu.addAction(self.newlines_action)
+        view_menu.addAction(self.history_action)
+        bar.addMenu("&Help").addAction(self.help_action)
+        ev = self.review_actions.groups
+        evidence = self.workspace.evidence
+        evidence.add_verdict_mark_actions(list(zip(ev["Mark"][3:], ("Right", "Wrong", "Can't tell"))))
+        evidence.add_decision_actions(list(zip(ev["Decide"] + ev["Rule"], ("Approve", "Reject…", "Defer", "Undo",
+                                                                            "What if…", "Audit log"))))
+        evidence.add_row_actions(list(zip(ev["Mark"][:3] + [ev["Evidence"][6]],
+                                          ("Right", "Wrong", "Can't tell", "Waive broken…"))))
 
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
         self.table_panel.trajectory_selected.connect(self.show_trajectory)
-        self.importer.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        for source in (self.importer, self.review, self.replay):
+            source.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.importer.import_started.connect(lambda _handle: self._set_store_actions_enabled(False))
         self.importer.import_done.connect(self._on_import_done)
+        self.identity.changed.connect(self._show_reviewer)
+        self.replay.replay_started.connect(lambda _r: self._set_store_actions_enabled(False))
+        self.replay.results_arrived.connect(self._on_results_arrived)
+        self.replay.replay_done.connect(self._on_replay_done)
+        self.replay.model_state_changed.connect(self.model_label.setText)
+        self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
+        self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(lambda _scheme: self._on_colours_changed())
 
     # -- behaviour ---------------------------------------------------------------------
+    def _review_active(self) -> bool:
+        return self.tabs.currentWidget() is self.workspace
+
     def show_trajectory(self, pk: int) -> None:
         detail = self.services.corpora.get_trajectory(pk) if self.services else None
         self.viewer.show_trajectory(detail)
 
+    def show_review(self) -> None:
+        self.tabs.setCurrentWidget(self.workspace)
+
+    def show_shortcuts(self) -> None:
+        groups = [(name, actions) for name, actions in self.review_actions.groups.items()]
+        groups.append(("Window", [self.help_action, self.history_action, self.find_action, self.refresh_action,
+                                  self.newlines_action, self.new_store_action, self.open_store_action,
+                                  self.import_action, self.quit_action]))
+        dialog = ShortcutsDialog(groups, self)
+        dialog.finished.connect(lambda _r: dialog.deleteLater())
+        self.shortcuts_dialog = dialog
+        dialog.open()
+
     def refresh(self) -> None:
         self.corpus_model.refresh()
         self.trajectory_model.refresh()
+        self.workspace.rules.refresh_options()
+        self.workspace.rules.refresh()
+        self.history.refresh(self.services.replays if self.services else None)
+
+    def replay_selection(self) -> None:
+        ids = self.workspace.rules.selected_rule_ids()
+        self.replay.start(f"selection ({len(ids)} rule{'s' if len(ids) != 1 else ''})", ids)
+
+    def replay_corpus(self) -> None:
+        if self.services is None:
+            return
+        corpora = self.services.workspace.rule_corpora()
+        if not corpora:
+            self.statusBar().showMessage("No corpus holds rules", 10_000)
+            return
+        name, ok = QInputDialog.getItem(self, "Replay a corpus", "Replay the rules of corpus:", corpora, 0, False)
+        if ok and name:
+            self.replay.start(f"corpus {name}", self.services.workspace.rule_ids_in_corpus(name))
+
+    def replay_everything(self) -> None:
+        self.replay.start("everything", None, materialise_expected=True)
+
+    def _on_results_arrived(self, run_id: int) -> None:
+        rules = self.workspace.rules
+        if rules.model.scope.run_id is None and run_id not in rules.model.scope.live_run_ids:
+            rules.model.set_scope(WorkspaceScope(live_run_ids=(run_id,)))
+            self.history.refresh(self.services.replays if self.services else None)
+        # Coalesced: chunks can arrive faster than a reviewer can read; one refresh per beat.
+        if not self._live_refresh.isActive():
+            self._live_refresh.start()
+
+    def _on_replay_done(self) -> None:
+        self._live_refresh.stop()
+        self._set_store_actions_enabled(True)
+        rules = self.workspace.rules
+        if rules.model.scope.live_run_ids:
+            self._sliced(lambda: rules.model.set_scope(WorkspaceScope()), rules.refresh_options)
+        else:
+            self._sliced(rules.refresh, rules.refresh_options)
+        QTimer.singleShot(0, lambda: self.history.refresh(self.services.replays if self.services else None))
+
+    def _sliced(self, first: Callable[[], object], *later: Callable[[], object]) -> None:
+        """Refresh the table now; the filter choices and the evidence board in later
+        event-loop turns, so no single slice of GUI work grows past a few tens of ms."""
+        self.review.hold()
+        try:
+            keep = self.workspace.rules.current_rule_id()
+            first()
+            if keep is not None and self.workspace.rules.current_rule_id() != keep:
+                self.workspace.rules.select_rule(keep)
+        finally:
+            for step in later:
+                QTimer.singleShot(0, step)
+            QTimer.singleShot(0, self.review.release)
 
     def _on_import_done(self) -> None:
         self._set_store_actions_enabled(True)
         self.refresh()
 
+    def _on_colours_changed(self) -> None:
+        self.rule_model.colours_changed()
+        self.viewer.rerender()
+        self.workspace.viewer.rerender()
+        self.review.show_rule(self.review.rule)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._on_colours_changed()
+
     def _set_store_actions_enabled(self, enabled: bool) -> None:
         for action in (self.new_store_action, self.open_store_action, self.import_action):
             action.setEnabled(enabled)
+        self.recent_menu.setEnabled(enabled)
 
     def import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Import corpus folder")
@@ -143,6 +346,16 @@ class MainWindow(QMainWindow):
         if name:
             self.switch_store(Path(name))
 
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        current = self.services.path.resolve() if self.services else None
+        paths = [p for p in recent_stores(self._settings) if p.resolve() != current]
+        for path in paths:
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _c=False, p=path: self.switch_store(p))
+        if not paths:
+            self.recent_menu.addAction("No other recent stores").setEnabled(False)
+
     def switch_store(self, path: Path) -> bool:
         if self.runner.is_busy():
             self._warn("Work in progress", "Wait for the running job to finish (or cancel it) first.")
@@ -156,7 +369,10 @@ class MainWindow(QMainWindow):
         self.corpus_model.set_repository(services.corpora)
         self.trajectory_model.set_repository(services.corpora)
         self.viewer.show_trajectory(None)
+        self.workspace.rules.set_repository(services.workspace)
+        self.history.refresh(services.replays)
         self._show_store_path()
+        self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
         if previous is not None:
             previous.close()
         return True
@@ -165,6 +381,13 @@ class MainWindow(QMainWindow):
         path = str(self.services.path) if self.services else "no store"
         self.store_label.setText(f"Store: {path}")
         self.store_label.setToolTip(None)
+        if self.services is not None:
+            remember_store(self._settings, self.services.path)
+
+    def _show_reviewer(self, name: str) -> None:
+        self.reviewer_label.setText(f"Reviewer: {name or '— (asked at the first decision)'}")
+        self.rule_model.set_reviewer(name or None)
+        self.review.show_rule(self.workspace.rules.current_rule())
 
     def _warn(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> None:
         box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
@@ -176,20 +399,38 @@ class MainWindow(QMainWindow):
         geometry = keys.read_bytes(self._settings, keys.KEY_GEOMETRY)
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1560, 900)
+        state = keys.read_bytes(self._settings, keys.KEY_STATE)
+        if state is not None:
+            self.restoreState(state)
         splitter = keys.read_bytes(self._settings, keys.KEY_SPLITTER)
         if splitter is not None:
             self.splitter.restoreState(splitter)
+        self.workspace.restore_state(keys.read_bytes(self._settings, keys.KEY_REVIEW_SPLITTER),
+                                     keys.read_bytes(self._settings, keys.KEY_EVIDENCE_SPLITTER))
         self.table_panel.restore_header_state(keys.read_bytes(self._settings, keys.KEY_TABLE_HEADER))
+        self.workspace.rules.restore_header_state(keys.read_bytes(self._settings, keys.KEY_RULE_HEADER))
         self.viewer.set_literal_newlines(keys.read_bool(self._settings, keys.KEY_LITERAL_NEWLINES))
+        self.workspace.rules.restore_filter_state(keys.read_dict(self._settings, keys.KEY_RULE_FILTER))
+        has_results = self.services is not None and self.services.workspace.has_results()
+        self.tabs.setCurrentWidget(self.workspace if has_results else self.splitter)
 
     def save_settings(self) -> None:
         self._settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
+        self._settings.setValue(keys.KEY_STATE, self.saveState())
         self._settings.setValue(keys.KEY_SPLITTER, self.splitter.saveState())
+        outer, lower = self.workspace.save_state()
+        self._settings.setValue(keys.KEY_REVIEW_SPLITTER, outer)
+        self._settings.setValue(keys.KEY_EVIDENCE_SPLITTER, lower)
         self._settings.setValue(keys.KEY_TABLE_HEADER, self.table_panel.header_state())
+        self._settings.setValue(keys.KEY_RULE_HEADER, self.workspace.rules.header_state())
         self._settings.setValue(keys.KEY_LITERAL_NEWLINES, self.viewer.literal_newlines)
+        keys.write_dict(self._settings, keys.KEY_RULE_FILTER, self.workspace.rules.filter_state())
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_settings()
         self.runner.shutdown()  # cancels; imports stop between files and keep what they wrote
+        self.replay.shutdown()  # the replay process quits (jobs using it have finished)
+        for dialog in self.findChildren(QDialog):
+            dialog.close()  # a dialog left open must not outlive its window
         super().closeEvent(event)

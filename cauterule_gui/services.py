@@ -8,7 +8,10 @@ from pathlib import Path
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, StoreLockedError, open_store
 from core.store.migrations import StoreTooNewError
+from core.store.replay_repo import ReplayRepository
+from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
+from core.store.workspace_repo import WorkspaceRepository
 
 STORE_ERRORS = (StoreTooNewError, StoreLockedError)
 
@@ -18,6 +21,9 @@ class StoreServices:
     store: Store
     corpora: CorpusRepository
     rules: RuleRepository
+    replays: ReplayRepository
+    reviews: ReviewRepository
+    workspace: WorkspaceRepository
 
     @property
     def path(self) -> Path:
@@ -30,7 +36,10 @@ class StoreServices:
 def open_services(path: Path) -> StoreServices:
     """Open (creating if needed) a store; raises StoreTooNewError / StoreLockedError / OSError."""
     store = open_store(path)
-    return StoreServices(store=store, corpora=CorpusRepository(store), rules=RuleRepository(store))
+    return StoreServices(
+        store=store, corpora=CorpusRepository(store), rules=RuleRepository(store), replays=ReplayRepository(store),
+        reviews=ReviewRepository(store), workspace=WorkspaceRepository(store),
+    )
 
 
 def describe_store_error(error: BaseException, path: Path) -> tuple[str, str]:

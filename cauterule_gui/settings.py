@@ -39,3 +39,27 @@ def read_bool(settings: QSettings, key: str, default: bool = False) -> bool:
     if isinstance(value, str):
         return value.lower() in ("true", "1", "yes")
     return bool(value)
+
+KEY_REVIEW_SPLITTER = "review/splitter"
+KEY_EVIDENCE_SPLITTER = "review/evidence_splitter"
+KEY_RULE_HEADER = "review/rule_header"
+KEY_RULE_FILTER = "review/filter"
+KEY_TAB = "main_window/tab"
+
+
+def read_dict(settings: QSettings, group: str) -> dict[str, str]:
+    settings.beginGroup(group)
+    try:
+        return {key: str(settings.value(key) or "") for key in settings.childKeys()}
+    finally:
+        settings.endGroup()
+
+
+def write_dict(settings: QSettings, group: str, values: dict[str, str]) -> None:
+    settings.beginGroup(group)
+    try:
+        settings.remove("")
+        for key, value in values.items():
+            settings.setValue(key, value)
+    finally:
+        settings.endGroup()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,11 +28,14 @@ SHOW_AFTER_MS = 500  # short jobs finish without the progress bar flashing
 
 
 class JobProgressWidget(QWidget):
-    """Progress bar + Cancel for one job at a time; appears only if the job takes a while."""
+    """Progress bar, ETA and Cancel for one job at a time; appears only if the job takes a while."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = plain_label("", self)
+        self.eta_label = plain_label("", self)
+        self.eta_label.setObjectName("jobEta")
+        self._started = 0.0
         self.bar = QProgressBar(self)
         self.bar.setMaximumWidth(220)
         self.bar.setTextVisible(True)
@@ -40,6 +45,7 @@ class JobProgressWidget(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         layout.addWidget(self.bar)
+        layout.addWidget(self.eta_label)
         layout.addWidget(self.cancel_button)
         self._handle: JobHandle | None = None
         self._show_timer = QTimer(self)
@@ -51,6 +57,8 @@ class JobProgressWidget(QWidget):
 
     def track(self, handle: JobHandle, label: str) -> None:
         self._handle = handle
+        self._started = time.monotonic()
+        self.eta_label.setText("")
         self.label.setText(label)
         self.bar.setRange(0, 0)  # busy until the first progress report
         self.cancel_button.setEnabled(True)
@@ -66,7 +74,8 @@ class JobProgressWidget(QWidget):
         if total > 0:
             self.bar.setRange(0, total)
             self.bar.setValue(done)
-            self.bar.setFormat(f"{done}/{total}")
+            self.bar.setFormat(f"{done:,}/{total:,}")
+            self.eta_label.setText(eta_text(time.monotonic() - self._started, done, total))
         if message:
             self.bar.setToolTip(message)
 
@@ -80,6 +89,16 @@ class JobProgressWidget(QWidget):
         self._show_timer.stop()
         self._handle = None
         self.hide()
+
+
+def eta_text(elapsed: float, done: int, total: int) -> str:
+    """Remaining time from the rate so far; nothing until there is a rate to go on."""
+    if done <= 0 or total <= 0 or elapsed < 0.5:
+        return "ETA …"
+    remaining = max(0.0, elapsed * (total - done) / done)
+    if remaining < 60:
+        return f"ETA {remaining:.0f} s"
+    return f"ETA {remaining / 60:.0f} min"
 
 
 def summary_text(summary: ImportSummary) -> str:

@@ -5,12 +5,18 @@ is always plain text: no HTML is ever generated from data, and markup or injecti
 in a task or a tool output appear exactly as written. The error text and the failure step
 are emphasised with formats, and also with words ("error", "FAILURE POINT"), so the
 emphasis does not rely on colour alone.
+
+Replay's matched spans (``(field, start, end, kind)`` into the ORIGINAL text of a record
+field) are applied afterwards as char formats over the document range where that field's
+text was inserted: highlighted, bold and underlined (not colour alone), with steps that
+hold a match marked "◆ MATCHED".
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,14 +29,19 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextFormat,
 )
 
 from core.store.dto import TrajectoryDetail
 
+from cauterule_gui import theme
 from cauterule_gui.plain_text import literal_newlines
 
 STEP_FIELDS = ("input", "output", "error")
 _STEP_NUMBER = re.compile(r"(\d+)")
+# Char-format property naming the span kind on matched text (exact | token | alias | phrase).
+MATCH_PROPERTY = QTextFormat.Property.UserProperty + 1
+Span = tuple[str, int, int, str]
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,23 @@ class _Formats:
         self.error_background = QColor("#3d1414") if dark else QColor("#fdecea")
         self.empty = QTextCharFormat(self.muted)
         self.empty.setFontItalic(True)
+        high = theme.swatch("highlight", palette)
+        assert high is not None
+        self.match = QTextCharFormat()
+        self.match.setBackground(high.background)
+        self.match.setForeground(high.foreground)
+        self.match.setFontWeight(QFont.Weight.Bold)
+        self.match.setFontUnderline(True)
+        self.match_marker = QTextCharFormat()
+        self.match_marker.setFontWeight(QFont.Weight.Bold)
+        self.match_marker.setBackground(high.background)
+        self.match_marker.setForeground(high.foreground)
+
+
+def _offset(original: str, offset: int, literal: bool) -> int:
+    """Position in the shown text of ``offset`` in the original (\\n may be shown as one char)."""
+    offset = max(0, min(offset, len(original)))
+    return len(literal_newlines(original[:offset])) if literal else offset
 
 
 class TrajectoryDocumentBuilder:
@@ -104,6 +132,9 @@ class TrajectoryDocumentBuilder:
         self._options = options
         self._cursor = QTextCursor(document)
         self._first_block = True
+        self._spans: dict[str, list[tuple[int, int, str]]] = {}
+        self._placed: list[tuple[int, str, str]] = []  # (document position, field, original text)
+        self.first_match: int | None = None
 
     # -- primitives --------------------------------------------------------------------
     def _text(self, value: Any) -> str:
@@ -126,29 +157,67 @@ class TrajectoryDocumentBuilder:
         # insertText turns "\n" into new blocks that inherit the current block format.
         self._cursor.insertText(text, fmt)
 
+    def _source(self, field: str, value: Any) -> Any:
+        """A non-string value with matches is shown as the matcher read it (``str()``)."""
+        if field in self._spans and value and not isinstance(value, str):
+            return str(value)
+        return value
+
+    def _insert_field(self, field: str, value: Any, fmt: QTextCharFormat) -> None:
+        """Insert a record field's text, remembering where it went so spans can be applied."""
+        value = self._source(field, value)
+        if field in self._spans and isinstance(value, str):
+            self._placed.append((self._cursor.position(), field, value))
+        self._insert(self._text(value), fmt)
+
     def _field(self, key: str, value: Any, *, left: float = 0, fmt: QTextCharFormat | None = None) -> None:
         self._block(left=left)
         self._insert(f"{key}: ", self._fmt.key)
-        text = self._text(value)
+        text = self._text(self._source(key, value))
         if text:
-            self._insert(text, fmt or self._fmt.value)
+            self._insert_field(key, value, fmt or self._fmt.value)
         else:
             self._insert("— (absent)", self._fmt.empty)
 
+    def _apply_spans(self) -> None:
+        literal = self._options.literal_newlines
+        cursor = QTextCursor(self._doc)
+        for position, field, original in self._placed:
+            for start, end, kind in self._spans.get(field, ()):
+                a = position + _offset(original, start, literal)
+                b = position + _offset(original, end, literal)
+                if b <= a:
+                    continue
+                cursor.setPosition(a)
+                cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+                fmt = QTextCharFormat(self._fmt.match)
+                fmt.setProperty(MATCH_PROPERTY, kind)
+                fmt.setToolTip(f"matched by replay ({kind})")
+                cursor.mergeCharFormat(fmt)
+                self.first_match = a if self.first_match is None else min(self.first_match, a)
+
     # -- document ----------------------------------------------------------------------
-    def build(self, detail: TrajectoryDetail) -> None:
+    def build(self, detail: TrajectoryDetail, spans: Sequence[Span] = ()) -> None:
         record = detail.record
         self._doc.clear()
         self._cursor = QTextCursor(self._doc)
         self._first_block = True
+        self._spans = {}
+        self._placed = []
+        self.first_match = None
+        for field, start, end, kind in spans:
+            self._spans.setdefault(str(field), []).append((int(start), int(end), str(kind)))
         self._cursor.beginEditBlock()
         try:
             self._header(detail)
             self._metadata(detail, record)
             self._section("Task")
             self._block(left=4)
-            self._insert(self._text(detail.task) or "", self._fmt.value)
+            task = record.get("task", detail.task)
+            if self._text(self._source("task", task)):
+                self._insert_field("task", task, self._fmt.value)
             self._steps(record.get("steps"), failure_step_number(record.get("failure_point", detail.failure_point)))
+            self._apply_spans()
         finally:
             self._cursor.endEditBlock()
 
@@ -187,7 +256,12 @@ class TrajectoryDocumentBuilder:
         for position, step in enumerate(steps, start=1):
             self._step(position, step, failure_step)
 
+    def _step_matched(self, index: int) -> bool:
+        prefix = f"steps[{index}]."
+        return any(field.startswith(prefix) for field in self._spans)
+
     def _step(self, position: int, step: Any, failure_step: int | None) -> None:
+        index = position - 1  # spans name steps by their index in the record's list
         if not isinstance(step, dict):
             self._block(top=6, left=4)
             self._insert(f"Step {position}: ", self._fmt.step_heading)
@@ -202,19 +276,23 @@ class TrajectoryDocumentBuilder:
         self._insert(tool, self._fmt.step_heading)
         if is_failure:
             self._insert("    ⚠ FAILURE POINT", self._fmt.failure_marker)
+        if self._step_matched(index):
+            self._insert("    ", self._fmt.step_heading)
+            self._insert("◆ MATCHED", self._fmt.match_marker)
         for key in STEP_FIELDS:
             value = step.get(key)
+            field = f"steps[{index}].{key}"
             if key == "error":
                 if value in (None, ""):
                     continue
                 self._block(left=20, background=self._fmt.error_background)
                 self._insert("error: ", self._fmt.error_label)
-                self._insert(self._text(value), self._fmt.error)
+                self._insert_field(field, value, self._fmt.error)
                 continue
             self._block(left=20, background=background)
             self._insert(f"{key}: ", self._fmt.key)
-            text = self._text(value)
+            text = self._text(self._source(field, value))
             if text:
-                self._insert(text, self._fmt.code)
+                self._insert_field(field, value, self._fmt.code)
             else:
                 self._insert("—", self._fmt.empty)

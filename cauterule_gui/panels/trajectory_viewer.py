@@ -1,14 +1,20 @@
-"""Right panel: one trajectory — task, steps and metadata — as plain text with emphasis."""
+"""One trajectory — task, steps and metadata — as plain text with emphasis.
+
+Used twice: beside the corpus table, and in the review workspace where it also shows
+replay's matched spans (highlighted through char formats) and a one-line score breakdown.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QTextCursor, QTextOption
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QTextEdit, QVBoxLayout, QWidget
 
 from core.store.dto import TrajectoryDetail
 
-from cauterule_gui.panels.trajectory_document import TrajectoryDocumentBuilder, ViewerOptions
+from cauterule_gui.panels.trajectory_document import Span, TrajectoryDocumentBuilder, ViewerOptions
 from cauterule_gui.plain_text import plain_label
 
 PLACEHOLDER = "Select a trajectory to read its task and steps."
@@ -17,11 +23,14 @@ PLACEHOLDER = "Select a trajectory to read its task and steps."
 class TrajectoryViewerPanel(QWidget):
     literal_newlines_changed = Signal(bool)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, title: str = "Trajectory") -> None:
         super().__init__(parent)
         self._detail: TrajectoryDetail | None = None
+        self._spans: tuple[Span, ...] = ()
+        self.first_match: int | None = None
 
-        heading = plain_label("Trajectory", self)
+        heading = plain_label(title, self)
+        self.heading = heading
         font = heading.font()
         font.setBold(True)
         heading.setFont(font)
@@ -49,9 +58,16 @@ class TrajectoryViewerPanel(QWidget):
         top.addWidget(heading)
         top.addStretch(1)
         top.addWidget(self.newlines_toggle)
+        # Why replay put this trajectory where it is (review workspace only).
+        self.breakdown = plain_label("", self)
+        self.breakdown.setObjectName("scoreBreakdown")
+        self.breakdown.setWordWrap(True)
+        self.breakdown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.breakdown.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
+        layout.addWidget(self.breakdown)
         layout.addWidget(self.text)
 
     @property
@@ -65,8 +81,22 @@ class TrajectoryViewerPanel(QWidget):
     def set_literal_newlines(self, on: bool) -> None:
         self.newlines_toggle.setChecked(on)
 
-    def show_trajectory(self, detail: TrajectoryDetail | None) -> None:
+    def show_trajectory(self, detail: TrajectoryDetail | None, spans: Sequence[Span] = (),
+                        breakdown: str | None = None) -> None:
         self._detail = detail
+        self._spans = tuple(spans)
+        self.breakdown.setText(breakdown or "")
+        self.breakdown.setVisible(bool(breakdown) and detail is not None)
+        self._render()
+        if self.first_match is not None:
+            # Bring the first matched text into view (the header stays visible when it is near the top).
+            cursor = self.text.textCursor()
+            cursor.setPosition(self.first_match)
+            self.text.setTextCursor(cursor)
+            self.text.ensureCursorVisible()
+
+    def rerender(self) -> None:
+        """Rebuild the document (the palette or colour scheme changed)."""
         self._render()
 
     def plain_text(self) -> str:
@@ -78,11 +108,13 @@ class TrajectoryViewerPanel(QWidget):
 
     def _render(self) -> None:
         document = self.text.document()
+        self.first_match = None
         if self._detail is None:
             document.clear()
             return
         builder = TrajectoryDocumentBuilder(
             document, self.palette(), ViewerOptions(literal_newlines=self.literal_newlines)
         )
-        builder.build(self._detail)
-        self.text.moveCursor(self.text.textCursor().MoveOperation.Start)
+        builder.build(self._detail, self._spans)
+        self.first_match = builder.first_match
+        self.text.moveCursor(QTextCursor.MoveOperation.Start)

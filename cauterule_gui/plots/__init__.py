@@ -1,0 +1,1 @@
+"""matplotlib figures inside ``FigureCanvasQTAgg`` (never pyplot)."""

@@ -90,6 +90,10 @@ class ReviewRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
 
+    @property
+    def store(self) -> Store:
+        return self._store
+
     # -- decisions ---------------------------------------------------------------------
     def decide(
         self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,

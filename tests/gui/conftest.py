@@ -78,3 +78,88 @@ def window(qtbot: Any, populated: StoreServices, runner: JobRunner) -> Iterator[
     main_window.show()
     yield main_window
     main_window.close()
+
+
+# -- review workspace fixtures ---------------------------------------------------------
+REVIEWER = "tester"
+
+
+def build_replayed_store(path: Path, corpora: list[Path], copies: int = 1) -> None:
+    """Import ``corpora`` (each ``copies`` times, under different names), make candidates of
+    every expected_rule and replay with the workbench profile, semantic off (hermetic, fast)."""
+    import shutil
+
+    from core.replay.profiles import WORKBENCH
+    from core.replaying import materialise_expected_rules, run_replay
+    from core.store.engine import open_store
+
+    roots: list[Path] = []
+    for corpus in corpora:
+        for i in range(copies):
+            if i == 0:
+                roots.append(corpus)
+                continue
+            copy = path.parent / f"copy{i}" / corpus.name
+            shutil.copytree(corpus, copy, dirs_exist_ok=True)
+            roots.append(copy.parent)
+    store = open_store(path)
+    try:
+        import_paths(store, roots)
+        materialise_expected_rules(store)
+        run_replay(store, WORKBENCH.with_(semantic=False), scope="test")
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def replayed_template(tmp_path_factory: pytest.TempPathFactory, demo_corpus: Path) -> Path:
+    path = tmp_path_factory.mktemp("template") / "replayed.sqlite"
+    build_replayed_store(path, [demo_corpus])
+    return path
+
+
+@pytest.fixture
+def replayed(tmp_path: Path, replayed_template: Path) -> Iterator[StoreServices]:
+    """A private copy of the demo store, replayed once (run #1, complete)."""
+    import shutil
+
+    target = tmp_path / "replayed.sqlite"
+    shutil.copy(replayed_template, target)
+    opened = open_services(target)
+    yield opened
+    opened.close()
+
+
+def preset_reviewer(name: str = REVIEWER) -> None:
+    from cauterule_gui.reviewer import KEY_REVIEWER
+
+    settings = make_settings()
+    settings.setValue(KEY_REVIEWER, name)
+    settings.sync()
+
+
+@pytest.fixture
+def review_window(qtbot: Any, replayed: StoreServices, runner: JobRunner) -> Iterator[MainWindow]:
+    preset_reviewer()
+    main_window = MainWindow(replayed, runner, make_settings(), open_services)
+    qtbot.addWidget(main_window)
+    main_window.replay.set_semantic(False)
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    main_window.activateWindow()
+    main_window.workspace.rules.select_row(0)
+    main_window.workspace.rules.view.setFocus()
+    yield main_window
+    main_window.close()
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind(qapp: Any) -> Iterator[None]:
+    """After each test (pytest-qt has closed its widgets by then): no pool work, no window."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    assert QThreadPool.globalInstance().waitForDone(5000), "QThreadPool work left behind"
+    qapp.processEvents()
+    visible = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+    assert not visible, f"windows left open: {[type(w).__name__ + ':' + w.windowTitle() for w in visible]}"

@@ -1,0 +1,94 @@
+"""What the agreement screen asks the store, as plain functions a DB job can run (no Qt).
+
+The judging functions return the core's ``BlindItem`` (no replay answer, no stratum in a blind
+session) and, separately, the ``Reveal`` that ``commit_judgement`` gives back only after the
+judgement is committed. Nothing on this path reads ``items_with_answers``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.agreement.model import BlindItem, Progress, Reveal, SessionInfo
+from core.agreement.session import commit_judgement, list_sessions, next_item, progress, preview_session
+from core.store.corpus_repo import CorpusRepository
+from core.store.dto import TrajectoryDetail
+from core.store.engine import Store
+from core.store.replay_repo import ReplayRepository, RunInfo
+
+
+@dataclass(frozen=True)
+class Choices:
+    runs: tuple[RunInfo, ...]  # complete runs, newest first
+    sessions: tuple[SessionInfo, ...]
+    progress: dict[int, Progress]  # session id -> this reviewer's progress
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One blind item and what the reviewer needs to judge it (never replay's answer when blind)."""
+
+    session: SessionInfo
+    item: BlindItem | None  # None: the reviewer has judged every item
+    progress: Progress
+    detail: TrajectoryDetail | None  # the evidence item's trajectory
+    evidence: tuple[tuple[int, str], ...]  # verdict items: (pk, trajectory_id) where the rule fires
+
+
+def choices(store: Store, reviewer: str) -> Choices:
+    runs = tuple(r for r in reversed(ReplayRepository(store).runs()) if r.status == "complete")
+    sessions = tuple(list_sessions(store))
+    done = {s.id: progress(store, s.id, reviewer) for s in sessions} if reviewer else {}
+    return Choices(runs, sessions, done)
+
+
+def preview(store: Store, run_id: int, size: int, seed: int, allocation: str) -> Any:
+    return preview_session(store, run_id, size=size, target_half_width=None, seed=seed, allocation=allocation)
+
+
+def judge_item(store: Store, session: SessionInfo, reviewer: str) -> JudgeItem:
+    item = next_item(store, session.id, reviewer)
+    done = progress(store, session.id, reviewer)
+    detail = None
+    evidence: tuple[tuple[int, str], ...] = ()
+    corpora = CorpusRepository(store)
+    if item is not None and item.trajectory_pk is not None:
+        detail = corpora.get_trajectory(item.trajectory_pk)
+    if item is not None and item.evidence_pks:
+        found = {d.id: d.trajectory_id for d in corpora.get_trajectories(ids=list(item.evidence_pks))}
+        evidence = tuple((pk, found.get(pk, f"#{pk}")) for pk in item.evidence_pks)
+    return JudgeItem(session, item, done, detail, evidence)
+
+
+def commit(store: Store, item_id: int, reviewer: str, answer: str) -> Reveal:
+    return commit_judgement(store, item_id, reviewer, answer)
+
+
+def trajectory(store: Store, pk: int) -> TrajectoryDetail | None:
+    return CorpusRepository(store).get_trajectory(pk)
+
+
+@dataclass(frozen=True)
+class TeamView:
+    judgements: Any  # InterRaterResult
+    labels: Any  # LabelAgreementResult
+
+
+def team_view(store: Store, session: int | None) -> TeamView:
+    from core.agreement.team import judgement_agreement, label_agreement
+
+    return TeamView(judgement_agreement(store, session), label_agreement(store))
+
+
+def export_work(store: Store, reviewer: str, path: Path) -> dict[str, int]:
+    from core.agreement.merge import export_reviewer
+
+    return export_reviewer(store, reviewer, path)
+
+
+def import_work(store: Store, path: Path, importer: str) -> Any:
+    from core.agreement.merge import import_file
+
+    return import_file(store, path, importer)

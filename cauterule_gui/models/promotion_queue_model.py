@@ -1,0 +1,368 @@
+"""The promotion queue as a table: one row per replayed rule, its gates as readable columns.
+
+Rows come in the core's order (``core.promotion.promotion_queue``): passing undecided rules
+first, then stale approvals, other undecided, deferred, decided. Every cell says its state in
+words or symbols (✓ pass, ✗ fail, ⚠ warn, — not measured), so nothing relies on colour.
+
+``load_snapshot`` is the plain function a job runs (no widgets): the queue plus the texts of
+the active standing rules, so the detail pane can show a duplicate's or conflict's trigger
+and directive without another query on the GUI thread. ``detail_sections`` turns one item
+into headed plain-text lines for that pane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from core.promotion import PromotionQueue, QueueItem, promotion_queue
+from core.promotion.gates import Gate
+from core.promotion.similarity import Similarity
+from core.store.engine import Store
+from core.store.promotion_repo import PromotionRepository
+from core.store.rule_repo import RuleRepository
+
+from cauterule_gui import theme
+from cauterule_gui.models.formatting import BUCKET_WORDS, VERDICT_TEXT, number
+from cauterule_gui.plain_text import plain_tooltip
+
+Index = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Queue", "Rule", "Trigger", "Verdict", "Broken evidence", "Agreement", "Near-duplicates",
+           "Conflicts", "Decision", "Stale")
+(COL_GROUP, COL_RULE, COL_TRIGGER, COL_VERDICT, COL_BROKEN, COL_AGREEMENT, COL_DUPLICATES, COL_CONFLICTS,
+ COL_DECISION, COL_STALE) = range(len(COLUMNS))
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
+RULE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # the gate state behind a cell (pass / fail / warn / not_measured)
+
+GROUPS = {0: "ready", 1: "stale approval", 2: "not passing", 3: "deferred", 4: "decided"}
+GATE_SYMBOL = {"pass": "✓", "fail": "✗", "warn": "⚠", "not_measured": "—"}
+DECISION_TEXT = {"approve": "✓ approved", "reject": "✗ rejected", "defer": "… deferred"}
+_SWATCH_FOR_STATE = {"pass": "pass", "fail": "fail", "warn": "inconclusive", "stale": "fail"}
+_GATE_COLUMNS = {COL_BROKEN: "broken_reviewed", COL_AGREEMENT: "agreement", COL_DUPLICATES: "duplicates",
+                 COL_CONFLICTS: "conflicts", COL_VERDICT: "verdict"}
+
+
+@dataclass(frozen=True)
+class StandingText:
+    """An active standing rule as the detail pane shows it next to a duplicate or conflict."""
+
+    standing_id: str
+    rule_id: int
+    trigger: str
+    directive: str
+
+
+@dataclass(frozen=True)
+class QueueSnapshot:
+    queue: PromotionQueue
+    reviewer: str | None
+    standing: dict[str, StandingText] = field(default_factory=dict)  # active, by standing id
+
+    @property
+    def items(self) -> tuple[QueueItem, ...]:
+        return self.queue.items
+
+
+def load_snapshot(store: Store, reviewer: str | None, similarity: Similarity | None = None) -> QueueSnapshot:
+    """The queue (gates judged for ``reviewer``) and the texts of every active standing rule."""
+    queue = promotion_queue(store, reviewer=reviewer, similarity=similarity)
+    rules = RuleRepository(store)
+    standing: dict[str, StandingText] = {}
+    for promotion in PromotionRepository(store).list(["active"]):
+        version = rules.get_version(promotion.rule_version_id)
+        if version is not None:
+            standing[promotion.standing_id] = StandingText(promotion.standing_id, promotion.rule_id,
+                                                           version.trigger, version.directive)
+    return QueueSnapshot(queue, reviewer, standing)
+
+
+# -- cell text ---------------------------------------------------------------------------
+def rule_label(item: QueueItem) -> str:
+    """The rule's file name; with its standing id first once it has one (gates name that id)."""
+    name = PurePosixPath(item.origin).stem or item.origin
+    return f"{item.standing_id} · {name}" if item.standing_id else name
+
+
+def verdict_text(item: QueueItem) -> str:
+    text = VERDICT_TEXT.get(item.verdict, item.verdict)
+    return text if item.reason == item.verdict else f"{text} · {item.reason}"
+
+
+def broken_text(gate: Gate) -> str:
+    data = gate.data
+    broken = int(data.get("broken", 0) or 0)
+    if gate.state == "pass" and not broken:
+        return "✓ none broken"
+    waived = len(data.get("waivers") or [])
+    if gate.state == "pass":
+        return f"✓ {broken}/{broken} reviewed" + (f" ({waived} waived)" if waived else "")
+    missing = len(data.get("unreviewed") or [])
+    return f"✗ {missing} of {broken} unreviewed"
+
+
+def agreement_text(gate: Gate) -> str:
+    if gate.state == "not_measured":
+        return "— not measured"
+    value, low = gate.data.get("agreement"), gate.data.get("ci_low")
+    symbol = GATE_SYMBOL.get(gate.state, "")
+    if isinstance(value, (int, float)) and isinstance(low, (int, float)):
+        return f"{symbol} {gate.state} {value:.0%} (low {low:.2f})"
+    return f"{symbol} {gate.state}"
+
+
+def duplicates_text(gate: Gate) -> str:
+    method = gate.data.get("method", "?")
+    matches = gate.data.get("matches") or []
+    if not matches:
+        return f"✓ none ({method})"
+    shown = ", ".join(f"{m['standing_id']} " + ("exact" if m.get("exact") else f"{m['similarity']:.2f}")
+                      for m in matches[:3])
+    more = f" +{len(matches) - 3}" if len(matches) > 3 else ""
+    return f"⚠ {shown}{more} ({method})"
+
+
+def conflicts_text(gate: Gate) -> str:
+    found = gate.data.get("conflicts") or []
+    if not found:
+        return "✓ none"
+    shown = ", ".join(f"{c['other']} ({len(c['shared'])} shared)" for c in found[:3])
+    return f"⚠ {shown}" + (f" +{len(found) - 3}" if len(found) > 3 else "")
+
+
+def decision_text(item: QueueItem) -> str:
+    text = "· undecided" if item.decision is None else DECISION_TEXT.get(item.decision, item.decision)
+    if item.standing_id:
+        text += f" · {item.standing_id} {item.promotion_status}"
+    return text
+
+
+def is_stale(item: QueueItem) -> bool:
+    return item.stale is not None and item.stale.stale
+
+
+def stale_text(item: QueueItem) -> str:
+    report = item.stale
+    if report is None:
+        return ""
+    if not report.stale:
+        return "✓ current" + (" (rule edited since)" if report.rule_edited else "")
+    parts = []
+    if report.verdict_before != report.verdict_after:
+        parts.append(f"{report.verdict_before} → {report.verdict_after}")
+    if report.moves:
+        parts.append(f"{len(report.moves)} moved")
+    return "⚠ STALE" + (f": {', '.join(parts)}" if parts else "")
+
+
+def cell_text(item: QueueItem, column: int) -> str:
+    if column == COL_GROUP:
+        return GROUPS.get(item.priority, str(item.priority))
+    if column == COL_RULE:
+        return rule_label(item)
+    if column == COL_TRIGGER:
+        return " ".join(item.trigger.split())
+    if column == COL_VERDICT:
+        return verdict_text(item)
+    if column == COL_BROKEN:
+        return broken_text(item.gate("broken_reviewed"))
+    if column == COL_AGREEMENT:
+        return agreement_text(item.gate("agreement"))
+    if column == COL_DUPLICATES:
+        return duplicates_text(item.gate("duplicates"))
+    if column == COL_CONFLICTS:
+        return conflicts_text(item.gate("conflicts"))
+    if column == COL_DECISION:
+        return decision_text(item)
+    if column == COL_STALE:
+        return stale_text(item)
+    return ""
+
+
+def cell_state(item: QueueItem, column: int) -> str | None:
+    if column in _GATE_COLUMNS:
+        return item.gate(_GATE_COLUMNS[column]).state
+    if column == COL_STALE and item.stale is not None:
+        return "stale" if item.stale.stale else "pass"
+    return None
+
+
+def _swatch_name(item: QueueItem, column: int) -> str | None:
+    """Colour marks what needs a look (and the verdict, as in the rules table); a passing
+    gate stays plain so the failures and warnings stand out. The text carries the state too."""
+    if column == COL_VERDICT:
+        return item.verdict
+    state = cell_state(item, column)
+    return _SWATCH_FOR_STATE.get(state or "") if state in ("fail", "warn", "stale") else None
+
+
+def tooltip_text(item: QueueItem, column: int) -> str:
+    if column in _GATE_COLUMNS:
+        return item.gate(_GATE_COLUMNS[column]).detail
+    if column in (COL_RULE, COL_TRIGGER):
+        return f"{item.origin} (version {item.version})\nwhen: {item.trigger}\ndo: {item.directive}"
+    if column == COL_STALE and item.stale is not None:
+        return item.stale.summary
+    if column == COL_DECISION and item.decision is not None:
+        return f"{item.decision} by {item.decided_by}: {item.decision_reason or '—'}"
+    return cell_text(item, column)
+
+
+class PromotionQueueModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[QueueItem] = []
+        self.snapshot: QueueSnapshot | None = None
+
+    def set_snapshot(self, snapshot: QueueSnapshot | None) -> None:
+        self.beginResetModel()
+        self.snapshot = snapshot
+        self._items = [] if snapshot is None else list(snapshot.items)
+        self.endResetModel()
+
+    def item(self, row: int) -> QueueItem | None:
+        return self._items[row] if 0 <= row < len(self._items) else None
+
+    def row_for_rule(self, rule_id: int) -> int:
+        return next((row for row, item in enumerate(self._items) if item.rule_id == rule_id), -1)
+
+    def items(self) -> Sequence[QueueItem]:
+        return tuple(self._items)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item, column = self._items[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell_text(item, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(tooltip_text(item, column))
+        if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
+            colours = theme.swatch(_swatch_name(item, column) or "")
+            if colours is None:
+                return None
+            return colours.background if role == Qt.ItemDataRole.BackgroundRole else colours.foreground
+        if role == ITEM_ROLE:
+            return item
+        if role == RULE_ID_ROLE:
+            return item.rule_id
+        if role == STATE_ROLE:
+            return cell_state(item, column)
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+
+# -- the detail pane's text --------------------------------------------------------------
+Section = tuple[str, list[str]]
+
+
+def _standing_lines(snapshot: QueueSnapshot | None, standing_id: str) -> list[str]:
+    other = None if snapshot is None else snapshot.standing.get(standing_id)
+    if other is None:
+        return ["    (text not available)"]
+    return [f"    when: {other.trigger}", f"    do:   {other.directive}"]
+
+
+def detail_sections(item: QueueItem, snapshot: QueueSnapshot | None = None) -> list[Section]:
+    """Everything the gates say about one candidate, as (heading, lines) in plain text."""
+    counts = item.counts
+    sections: list[Section] = [(
+        f"{rule_label(item)} — {item.kind}, version {item.version}",
+        [f"when: {item.trigger}", f"do:   {item.directive}", f"origin: {item.origin}",
+         f"source trajectory: {item.source_trajectory or '—'}"],
+    ), (
+        f"Replay evidence — run #{item.run_id}",
+        [f"verdict: {verdict_text(item)}",
+         "  ·  ".join(f"{BUCKET_WORDS.get(b, b)} {counts.get(b, 0)}" for b in ("prevented", "broken", "near_miss",
+                                                                             "missed")),
+         f"precision {number(item.precision, 2)}  ·  recall {number(item.recall, 2)}"],
+    )]
+    sections.append(("Gates", [f"{GATE_SYMBOL.get(g.state, '?')} {g.name.replace('_', ' ')}: {g.detail}"
+                               for g in item.gates]))
+    broken = item.gate("broken_reviewed")
+    lines = []
+    if broken.data.get("unreviewed"):
+        who = "you have" if snapshot is not None and snapshot.reviewer else "no reviewer has"
+        lines.append(f"not yet opened or waived ({who} not): " + ", ".join(broken.data["unreviewed"]))
+    for w in broken.data.get("waivers") or []:
+        lines.append(f"waived {w['trajectory_id']} by {w['reviewer']} ({str(w['at'])[:19]}): {w['reason']}")
+    if lines:
+        sections.append((f"Broken evidence ({broken.data.get('broken', 0)} broken)", lines))
+    dup = item.gate("duplicates")
+    matches = dup.data.get("matches") or []
+    lines = []
+    for m in matches:
+        how = "exactly equal (trigger, directive, signature)" if m.get("exact") else f"similarity {m['similarity']:.2f}"
+        lines.append(f"{m['standing_id']} — {how}")
+        lines.extend(_standing_lines(snapshot, m["standing_id"]))
+    if lines:
+        sections.append((f"Near-duplicates among approved rules ({dup.data.get('method')} similarity, "
+                         f"threshold {dup.data.get('threshold')})", lines))
+    conflicts = item.gate("conflicts").data
+    lines = []
+    for c in conflicts.get("conflicts") or []:
+        lines.append(f"{c['other']} — fires on {len(c['shared'])} of the same trajectories; directives differ "
+                     f"(similarity {c['directive_similarity']:.2f} < {conflicts.get('directive_threshold')})")
+        lines.extend(_standing_lines(snapshot, c["other"]))
+        lines.append("    shared: " + ", ".join(c["shared"]))
+    if lines:
+        sections.append((f"Conflicts with approved rules ({conflicts.get('method')} similarity)", lines))
+    if item.decision is not None or item.standing_id:
+        lines = []
+        if item.decision is not None:
+            lines.append(f"{DECISION_TEXT.get(item.decision, item.decision)} by {item.decided_by}: "
+                         f"{item.decision_reason or '—'}")
+        if item.standing_id:
+            lines.append(f"standing rule {item.standing_id}: {item.promotion_status}")
+        sections.append(("Decision", lines))
+    if item.stale is not None:
+        sections.append(stale_section(item))
+    if item.notes:
+        sections.append(("Notes", list(item.notes)))
+    return sections
+
+
+def stale_section(item: QueueItem) -> Section:
+    report = item.stale
+    assert report is not None
+    heading = ("⚠ STALE approval" if report.stale else "Approval") + (
+        f" — approved on run #{report.approved_run_id}, compared with run #{report.compared_run_id}"
+        if report.compared_run_id is not None else f" — approved on run #{report.approved_run_id}")
+    lines = [report.summary]
+    if report.stale or report.verdict_before != report.verdict_after:
+        lines.append(f"verdict: {report.verdict_before} → {report.verdict_after}")
+    if report.moves:
+        lines.append(f"moved trajectories ({len(report.moves)}):")
+        lines.extend(f"    {m.trajectory_id}: {BUCKET_WORDS.get(m.from_bucket, m.from_bucket)} → "
+                     f"{BUCKET_WORDS.get(m.to_bucket, m.to_bucket)}" for m in report.moves)
+    if report.config_changes:
+        lines.append("run differences:")
+        lines.extend(f"    {key}: {_short(before)} → {_short(after)}"
+                     for key, (before, after) in sorted(report.config_changes.items()))
+    if report.rule_edited:
+        lines.append("the rule's text was edited after approval; the approval covers the older version")
+    return heading, lines
+
+
+def _short(value: Any) -> str:
+    text = "—" if value is None else str(value)
+    return text if len(text) <= 24 else text[:12] + "…" + text[-8:]

@@ -1,0 +1,343 @@
+"""The evidence board for one rule: its text, verdict and numbers, then its trajectories in
+tabs Prevented / Broken / Near-miss / Missed (with counts).
+
+Selecting a row opens the trajectory in the review viewer. A row the reviewer selects
+(mouse, arrows, ``]`` / ``[``) is a deliberate open, which is what counts towards the
+approval gate for broken rows; the automatic first-row preview when a rule is shown is not,
+and broken rows are never auto-opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTabBar,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.store.replay_repo import StoredOutcome, StoredResult
+from core.store.workspace_repo import BUCKETS, WorkspaceRule
+
+from cauterule_gui import theme
+from cauterule_gui.models.evidence_table_model import OUTCOME_ROLE, EvidenceTableModel
+from cauterule_gui.models.formatting import (
+    BUCKET_SYMBOLS,
+    BUCKET_TITLES,
+    MARK_TEXT,
+    STATUS_TEXT,
+    VERDICT_TEXT,
+    pool_text,
+    rate,
+)
+from cauterule_gui.plain_text import plain_label
+
+AUTO_OPEN_ORDER = ("prevented", "near_miss", "missed")
+
+
+def key_button(action: QAction, parent: QWidget, label: str | None = None) -> QToolButton:
+    """A button showing a label and the action's key, kept in sync when the key changes
+    (so the key printed on a button is always the key that acts)."""
+    button = QToolButton(parent)
+    button.setDefaultAction(action)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+
+    def sync() -> None:
+        key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        text = label or action.text().replace("&", "").replace("…", "").strip()
+        button.setText(f"{text} ({key})" if key else text)
+        button.setAccessibleName(action.text().replace("&", ""))
+        button.setToolTip(action.statusTip() or action.text().replace("&", ""))
+
+    action.changed.connect(sync)
+    sync()
+    return button
+
+
+def _bold(label: QLabel) -> QLabel:
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+class EvidencePanel(QWidget):
+    evidence_opened = Signal(object, bool)  # StoredOutcome | None, deliberate
+    bucket_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rule: WorkspaceRule | None = None
+        self.result: StoredResult | None = None
+        self._outcomes: dict[str, list[StoredOutcome]] = {b: [] for b in BUCKETS}
+        self._viewed: set[int] = set()
+        self._waived: dict[int, str] = {}
+        self._marks: dict[int | None, str] = {}
+        self._programmatic = False
+
+        self.title = _bold(plain_label("No rule selected", self))
+        self.title.setObjectName("ruleTitle")
+        self.title.setWordWrap(True)
+        self.trigger_label = plain_label("", self)
+        self.trigger_label.setObjectName("ruleTrigger")
+        self.trigger_label.setWordWrap(True)
+        self.trigger_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.directive_label = plain_label("", self)
+        self.directive_label.setObjectName("ruleDirective")
+        self.directive_label.setWordWrap(True)
+        self.directive_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict_label = plain_label("", self)
+        self.verdict_label.setObjectName("ruleVerdict")
+        self.verdict_label.setWordWrap(True)
+        self.verdict_label.setAutoFillBackground(True)
+        self.verdict_label.setMargin(4)
+        self.status_label = plain_label("", self)
+        self.status_label.setObjectName("ruleStatus")
+        self.status_label.setWordWrap(True)
+        self.banner = plain_label("", self)
+        self.banner.setObjectName("reviewBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setFrameShape(QFrame.Shape.StyledPanel)
+        self.banner.setMargin(4)
+        self.banner.hide()
+
+        self.decision_bar = QHBoxLayout()
+        self.decision_bar.setContentsMargins(0, 0, 0, 0)
+        self.verdict_bar = QHBoxLayout()
+        self.verdict_bar.setContentsMargins(0, 0, 0, 0)
+        self.row_bar = QHBoxLayout()
+        self.row_bar.setContentsMargins(0, 0, 0, 0)
+
+        self.tabs = QTabBar(self)
+        self.tabs.setObjectName("evidenceTabs")
+        self.tabs.setAccessibleName("Evidence buckets")
+        self.tabs.setExpanding(False)
+        self.tabs.setDrawBase(False)
+        for bucket in BUCKETS:
+            self.tabs.addTab(BUCKET_TITLES[bucket])
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+
+        self.model = EvidenceTableModel(self)
+        self.view = QTableView(self)
+        self.view.setObjectName("evidenceTable")
+        self.view.setAccessibleName("Evidence trajectories")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        char = self.view.fontMetrics().averageCharWidth()
+        for column, chars in enumerate((28, 11, 9, 6, 10, 14, 12, 12)):
+            header.resizeSection(column, chars * char + 14)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.empty_label = plain_label("", self)
+        self.empty_label.setObjectName("evidenceEmpty")
+        self.empty_label.setEnabled(False)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.trigger_label)
+        layout.addWidget(self.directive_label)
+        layout.addWidget(self.verdict_label)
+        layout.addWidget(self.status_label)
+        layout.addLayout(self.verdict_bar)
+        layout.addLayout(self.decision_bar)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.empty_label)
+        layout.addLayout(self.row_bar)
+        self.view.selectionModel().currentRowChanged.connect(self._on_row_changed)
+
+    # -- buttons -----------------------------------------------------------------------
+    def add_decision_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
+        for action, label in actions:
+            self.decision_bar.addWidget(key_button(action, self, label))
+        self.decision_bar.addStretch(1)
+
+    def add_verdict_mark_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
+        self.verdict_bar.addWidget(plain_label("Verdict — replay is:", self))
+        for action, label in actions:
+            self.verdict_bar.addWidget(key_button(action, self, label))
+        self.verdict_bar.addStretch(1)
+
+    def add_row_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
+        self.row_bar.addWidget(plain_label("Selected row — replay is:", self))
+        for action, label in actions:
+            self.row_bar.addWidget(key_button(action, self, label))
+        self.row_bar.addStretch(1)
+
+    # -- showing a rule ----------------------------------------------------------------
+    def show_rule(self, rule: WorkspaceRule | None, result: StoredResult | None,
+                  outcomes: Mapping[str, Sequence[StoredOutcome]], viewed: set[int], waived: Mapping[int, str],
+                  marks: Mapping[int | None, str], *, keep_bucket: bool = False) -> None:
+        same_result = (self.result is not None and result is not None and self.result.id == result.id)
+        previous_pk = self.current_outcome().trajectory_pk if same_result and self.current_outcome() else None
+        self.rule, self.result = rule, result
+        self._outcomes = {b: list(outcomes.get(b, ())) for b in BUCKETS}
+        self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
+        self._show_header()
+        for i, bucket in enumerate(BUCKETS):
+            count = len(self._outcomes[bucket])
+            symbol = BUCKET_SYMBOLS[bucket]
+            self.tabs.setTabText(i, f"{symbol} {BUCKET_TITLES[bucket]} ({count})")
+            self.tabs.setTabToolTip(i, f"{count} {BUCKET_TITLES[bucket].lower()} trajector{'y' if count == 1 else 'ies'}")
+        if same_result or keep_bucket:
+            self._load_bucket(self.bucket, select_pk=previous_pk)
+            return
+        bucket = next((b for b in AUTO_OPEN_ORDER if self._outcomes[b]), "broken" if self._outcomes["broken"] else
+                      "prevented")
+        self.set_bucket(bucket, auto_open=bucket != "broken")
+
+    def update_flags(self, viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str]) -> None:
+        self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
+        self.model.update_flags(self._viewed, self._waived, self._marks)
+        self._show_header()
+
+    def _show_header(self) -> None:
+        rule, result = self.rule, self.result
+        if rule is None:
+            self.title.setText("No rule selected")
+            for label in (self.trigger_label, self.directive_label, self.verdict_label, self.status_label):
+                label.setText("")
+            self.verdict_label.setPalette(self.palette())
+            return
+        version = f"v{rule.version}" + (f" of {rule.latest_version}" if rule.latest_version != rule.version else "")
+        self.title.setText(f"{rule.origin}  ·  {rule.kind}  ·  {version}  ·  run #{rule.run_id} ({rule.profile})")
+        self.trigger_label.setText(f"When: {rule.trigger}")
+        self.directive_label.setText(f"Do: {rule.directive}")
+        pools = ""
+        if result is not None:
+            pools = f"   ·   precision {pool_text(result.precision_pool)}"
+        self.verdict_label.setText(
+            f"Verdict: {VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})   ·   "
+            f"precision {rate(rule.precision, rule.precision_ci)}   ·   recall {rate(rule.recall, rule.recall_ci)}"
+            f"   ·   threshold {rule.threshold:.2f}{pools}"
+        )
+        swatch = theme.swatch(rule.verdict, self.palette())
+        palette = self.palette()
+        if swatch is not None:
+            palette.setColor(self.verdict_label.backgroundRole(), swatch.background)
+            palette.setColor(self.verdict_label.foregroundRole(), swatch.foreground)
+        self.verdict_label.setPalette(palette)
+        status = STATUS_TEXT.get(rule.status, rule.status)
+        if rule.reviewer:
+            status += f" by {rule.reviewer}"
+        if rule.decision_reason:
+            status += f": {rule.decision_reason}"
+        mark = MARK_TEXT.get(self._marks.get(None, ""), "not marked")
+        unopened = [o.trajectory_id for o in self._outcomes["broken"]
+                    if o.trajectory_pk not in self._viewed and o.trajectory_pk not in self._waived]
+        gate = (f"   ·   ⚠ {len(unopened)} broken not yet opened or waived" if unopened
+                else ("   ·   ✓ every broken trajectory opened or waived" if self._outcomes["broken"] else ""))
+        self.status_label.setText(f"Status: {status}   ·   your verdict mark: {mark}{gate}")
+
+    # -- buckets and rows --------------------------------------------------------------
+    @property
+    def bucket(self) -> str:
+        return BUCKETS[max(0, self.tabs.currentIndex())]
+
+    def set_bucket(self, bucket: str, *, auto_open: bool = False, select_first: bool = False) -> None:
+        index = BUCKETS.index(bucket)
+        self.tabs.blockSignals(True)
+        self.tabs.setCurrentIndex(index)
+        self.tabs.blockSignals(False)
+        self._load_bucket(bucket)
+        if self.model.rowCount() and (auto_open or select_first):
+            self._select(0, deliberate=select_first)
+        elif not self.model.rowCount():
+            self.evidence_opened.emit(None, False)
+        self.bucket_changed.emit(bucket)
+
+    def _load_bucket(self, bucket: str, select_pk: int | None = None) -> None:
+        self._programmatic = True
+        try:
+            self.model.set_rows(bucket, self._outcomes[bucket], self._viewed, self._waived, self._marks)
+        finally:
+            self._programmatic = False
+        empty = not self._outcomes[bucket]
+        self.empty_label.setText(f"No {BUCKET_TITLES[bucket].lower()} trajectories for this rule." if empty else "")
+        self.empty_label.setVisible(empty)
+        if select_pk is not None and (row := self.model.row_of(select_pk)) is not None:
+            self._programmatic = True
+            try:
+                self.view.selectionModel().setCurrentIndex(
+                    self.model.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+            finally:
+                self._programmatic = False
+
+    def _on_tab_changed(self, index: int) -> None:
+        if 0 <= index < len(BUCKETS):
+            bucket = BUCKETS[index]
+            self._load_bucket(bucket)
+            if self.model.rowCount() and bucket != "broken":
+                self._select(0, deliberate=False)
+            self.bucket_changed.emit(bucket)
+
+    def _select(self, row: int, *, deliberate: bool) -> None:
+        self._programmatic = not deliberate
+        try:
+            index = self.model.index(row, 0)
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.view.scrollTo(index)
+        finally:
+            self._programmatic = False
+
+    def move_row(self, step: int) -> None:
+        """Deliberately open the next / previous row of the current bucket."""
+        if not self.model.rowCount():
+            return
+        row = self.view.currentIndex().row()
+        target = 0 if row < 0 else min(max(row + step, 0), self.model.rowCount() - 1)
+        if target == row:
+            return
+        self._select(target, deliberate=True)
+
+    def current_outcome(self) -> StoredOutcome | None:
+        index = self.view.currentIndex()
+        value = index.data(OUTCOME_ROLE) if index.isValid() else None
+        return value if isinstance(value, StoredOutcome) else None
+
+    def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        value = current.data(OUTCOME_ROLE)
+        if isinstance(value, StoredOutcome):
+            self.evidence_opened.emit(value, not self._programmatic)
+
+    # -- messages ----------------------------------------------------------------------
+    def show_message(self, text: str, *, warning: bool = True) -> None:
+        self.banner.setText(("⚠ " if warning else "") + text)
+        swatch = theme.swatch("broken" if warning else "missed", self.palette())
+        palette = self.palette()
+        if swatch is not None:
+            palette.setColor(self.banner.backgroundRole(), swatch.background)
+            palette.setColor(self.banner.foregroundRole(), swatch.foreground)
+            self.banner.setAutoFillBackground(True)
+        self.banner.setPalette(palette)
+        self.banner.show()
+
+    def clear_message(self) -> None:
+        self.banner.hide()
+        self.banner.setText("")

@@ -1,0 +1,167 @@
+"""The metrics dashboard: every number with its floor, its denominator and its ruler.
+
+Figures: pass rate per corpus (Wilson bars, labelled acceptance_rate / false_accept_rate,
+floors); extraction sub-metrics side by side with floors; safety on rejection corpora
+(replay alone, and separately the oracle override); human-vs-replay confusion matrix and
+kappa per session; the ruler (floors, canaries, mutation drops). Each exports to PNG/SVG.
+
+The numbers are computed off the GUI thread by :func:`dashboard_data` in a CPU job (a
+plain core call: ``check_ruler`` + ``build_report``); only drawing happens here. Starting
+a refresh supersedes the previous one. The panel is standalone: it needs the store
+services and the job runner, nothing from the main window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.metrics.ruler import figures
+from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
+from cauterule_gui.plain_text import plain_label
+from cauterule_gui.plots.figure_card import FigureCard
+from cauterule_gui.services import StoreServices
+
+LAYOUT = {  # name -> (row, column, column span)
+    "pass_rates": (0, 0, 1),
+    "extraction": (0, 1, 1),
+    "safety": (1, 0, 1),
+    "human_vs_replay": (1, 1, 1),
+    "ruler": (2, 0, 2),
+}
+
+
+def dashboard_data(store: Any, run_id: int | None = None, semantic: bool = False,
+                   cancel: Any = None) -> dict[str, Any]:
+    """Everything the dashboard draws, as the report dict (with the ruler). Pure core work."""
+    from core.metrics.ruler.suite import check_ruler
+    from core.reporting import build_report
+
+    embed, note = None, None
+    if semantic:
+        from core.replaying import make_embedder
+
+        embed, note = make_embedder(store)
+    if cancel is not None and cancel.is_set():
+        raise InterruptedError("cancelled")
+    suite = check_ruler(store, run_id, embed=embed, semantic_note=note)
+    if cancel is not None and cancel.is_set():
+        raise InterruptedError("cancelled")
+    return build_report(store, run_id, ruler=suite)
+
+
+class MetricsDashboardPanel(QWidget):
+    """Standalone panel: ``MetricsDashboardPanel(services, runner)``; call ``refresh()``."""
+
+    data_loaded = Signal(object)  # the report dict
+    refresh_failed = Signal(str)
+
+    def __init__(self, services: StoreServices, runner: JobRunner, parent: QWidget | None = None, *,
+                 run_id: int | None = None, semantic: bool = False) -> None:
+        super().__init__(parent)
+        self._services = services
+        self._runner = runner
+        self.run_id = run_id
+        self.report: dict[str, Any] | None = None
+        self._handle: Any = None
+
+        self.status = plain_label("Not loaded yet.", self)
+        self.semantic_box = QCheckBox("Semantic comparators (loads the embedding model)", self)
+        self.semantic_box.setChecked(semantic)
+        self.refresh_button = QPushButton("Refresh", self)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.export_all_button = QPushButton("Export all figures…", self)
+        self.export_all_button.clicked.connect(self._export_all_dialog)
+        self.export_all_button.setEnabled(False)
+        bar = QHBoxLayout()
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.semantic_box)
+        bar.addWidget(self.refresh_button)
+        bar.addWidget(self.export_all_button)
+
+        self.cards: dict[str, FigureCard] = {}
+        body = QWidget(self)
+        grid = QGridLayout(body)
+        for name, (draw, size) in figures.FIGURES.items():
+            card = FigureCard(name, figures.TITLES[name], draw, size, body)
+            row, col, span = LAYOUT[name]
+            grid.addWidget(card, row, col, 1, span)
+            self.cards[name] = card
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        self.scroll = scroll
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(scroll, 1)
+
+    # -- data -----------------------------------------------------------------------------
+    def refresh(self) -> Any:
+        """Recompute in a CPU job (superseding a running refresh); draw when it returns."""
+        store, run_id, semantic = self._services.store, self.run_id, self.semantic_box.isChecked()
+
+        def job(ctx: JobContext) -> dict[str, Any]:
+            return dashboard_data(store, run_id, semantic, ctx.cancel_event)
+
+        self.status.setText("Computing metrics, floors and the ruler…")
+        self.refresh_button.setEnabled(False)
+        handle = self._runner.submit(job, name="metrics dashboard", pool=JobPool.CPU, key=f"dashboard:{id(self)}")
+        handle.result.connect(self._on_result)
+        handle.error.connect(self._on_error)
+        handle.finished.connect(lambda: self.refresh_button.setEnabled(True))
+        self._handle = handle
+        return handle
+
+    def _on_result(self, report: dict[str, Any]) -> None:
+        self.show_report(report)
+
+    def _on_error(self, failure: JobFailure) -> None:
+        message = str(failure.message)
+        if isinstance(failure.exception, LookupError):
+            self.status.setText(f"Not measured: {message}. Run replay first.")
+        else:
+            self.status.setText(f"Could not compute the metrics: {failure}")
+        self.refresh_failed.emit(message)
+
+    def show_report(self, report: dict[str, Any]) -> None:
+        """Draw every figure (GUI thread)."""
+        self.report = report
+        for card in self.cards.values():
+            card.draw(report)
+        run = report["run"]
+        ruler = report.get("ruler") or {}
+        flagged = ruler.get("flagged") or []
+        self.status.setText(
+            f"Run {run['id']} ({run['profile']}, semantic {run['semantic']}), {run['rules']} rules, "
+            f"corpus {run['corpus_hash'][:12]}; ruler: semantic {ruler.get('semantic', '—')}, "
+            f"{len(flagged)} comparator(s) flagged" + (f": {', '.join(flagged)}" if flagged else "")
+        )
+        self.export_all_button.setEnabled(True)
+        self.data_loaded.emit(report)
+
+    # -- export ---------------------------------------------------------------------------
+    def export_all(self, out_dir: Path) -> list[Path]:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, card in self.cards.items():
+            written.append(card.export(out_dir / f"{name}.png"))
+            written.append(card.export(out_dir / f"{name}.svg"))
+        return written
+
+    def _export_all_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export all figures to")
+        if folder:
+            self.export_all(Path(folder))

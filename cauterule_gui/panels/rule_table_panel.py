@@ -1,0 +1,293 @@
+"""The rules table with its filter bar (verdict, reason, domain, corpus, status, text).
+
+Filters go to the model, which asks the repository (SQL). The panel keeps the reviewer's
+place: refreshes re-select the current rule by id, and ``advance`` moves to the rule that
+followed the decided one even when the decided rule leaves a filtered list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
+
+from cauterule_gui.models import rule_table_model as cols
+from cauterule_gui.models.rule_table_model import ROW_ROLE, RuleTableModel
+from cauterule_gui.plain_text import plain_label
+
+FILTER_DEBOUNCE_MS = 250
+STATUS_CHOICES = (("Any status", None), ("Unreviewed", "unreviewed"), ("Approved", "approve"),
+                  ("Rejected", "reject"), ("Deferred", "defer"))
+_START_WIDTHS = {cols.COL_TRIGGER: 44, cols.COL_DIRECTIVE: 22, cols.COL_DOMAIN: 9, cols.COL_VERDICT: 13,
+                 cols.COL_REASON: 17, cols.COL_PREVENTED: 5, cols.COL_BROKEN: 6, cols.COL_NEAR: 5,
+                 cols.COL_MISSED: 6, cols.COL_PRECISION: 16, cols.COL_RECALL: 16, cols.COL_STATUS: 12,
+                 cols.COL_REVIEWER: 9, cols.COL_MARK: 11, cols.COL_ORIGIN: 30, cols.COL_RUN: 14}
+
+
+def _combo(name: str, all_text: str, parent: QWidget) -> QComboBox:
+    combo = QComboBox(parent)
+    combo.setObjectName(name)
+    combo.setAccessibleName(all_text)
+    combo.addItem(all_text, None)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    return combo
+
+
+class RuleTablePanel(QWidget):
+    rule_selected = Signal(object)  # WorkspaceRule | None
+    show_latest_requested = Signal()
+
+    def __init__(self, model: RuleTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self._repo: WorkspaceRepository | None = None
+
+        self.verdict_combo = _combo("verdictFilter", "All verdicts", self)
+        self.reason_combo = _combo("reasonFilter", "All reasons", self)
+        self.domain_combo = _combo("domainFilter", "All domains", self)
+        self.corpus_combo = _combo("corpusFilter", "All corpora", self)
+        self.status_combo = QComboBox(self)
+        self.status_combo.setObjectName("statusFilter")
+        self.status_combo.setAccessibleName("Review status")
+        for text, value in STATUS_CHOICES:
+            self.status_combo.addItem(text, value)
+        self.text_edit = QLineEdit(self)
+        self.text_edit.setObjectName("ruleFilter")
+        self.text_edit.setAccessibleName("Filter rules")
+        self.text_edit.setPlaceholderText("Filter trigger, directive, rule file  ( / )")
+        self.text_edit.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(FILTER_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.apply_filter_now)
+        self.text_edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.text_edit.returnPressed.connect(self.apply_filter_now)
+        for combo in (self.verdict_combo, self.reason_combo, self.domain_combo, self.corpus_combo,
+                      self.status_combo):
+            combo.activated.connect(lambda _i: self.apply_filter_now())
+
+        self.scope_label = plain_label("", self)
+        self.scope_label.setObjectName("scopeLabel")
+        self.latest_button = QPushButton("Show newest per rule", self)
+        self.latest_button.setAccessibleName("Show the newest result of every rule")
+        self.latest_button.clicked.connect(self.show_latest_requested.emit)
+        self.progress_label = plain_label("", self)
+        self.progress_label.setObjectName("reviewProgress")
+
+        self.view = QTableView(self)
+        self.view.setObjectName("ruleTable")
+        self.view.setAccessibleName("Rules")
+        self.view.setModel(model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setHighlightSections(False)
+        header.setStretchLastSection(True)
+        char = self.view.fontMetrics().averageCharWidth()
+        for column, chars in _START_WIDTHS.items():
+            header.resizeSection(column, chars * char + 14)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSortingEnabled(True)
+
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        filters.addWidget(self.text_edit, 1)
+        for combo in (self.verdict_combo, self.reason_combo, self.domain_combo, self.corpus_combo,
+                      self.status_combo):
+            filters.addWidget(combo)
+        scope = QHBoxLayout()
+        scope.setContentsMargins(0, 0, 0, 0)
+        scope.addWidget(self.scope_label)
+        scope.addWidget(self.latest_button)
+        scope.addStretch(1)
+        scope.addWidget(self.progress_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(scope)
+        layout.addLayout(filters)
+        layout.addWidget(self.view)
+
+        self.view.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        model.modelReset.connect(self._update_labels)
+
+    # -- repository and scope ----------------------------------------------------------
+    def set_repository(self, repo: WorkspaceRepository | None) -> None:
+        self._repo = repo
+        self.model.set_repository(repo)
+        self.refresh_options()
+
+    def set_scope(self, scope: WorkspaceScope) -> None:
+        keep = self.current_rule_id()
+        row = self.view.currentIndex().row()
+        self.model.set_scope(scope)
+        self.refresh_options()
+        self._reselect(keep, row if row >= 0 else None)
+
+    def refresh_options(self) -> None:
+        if self._repo is None:
+            return
+        options = self._repo.filter_options(self.model.scope)
+        for combo, key in ((self.verdict_combo, "verdict"), (self.reason_combo, "reason"),
+                           (self.domain_combo, "domain"), (self.corpus_combo, "corpus")):
+            current = combo.currentData()
+            values = list(options.get(key, []))
+            if current is not None and current not in values:
+                values.append(current)  # keep a restored filter visible even if nothing matches now
+            combo.blockSignals(True)
+            while combo.count() > 1:
+                combo.removeItem(1)
+            for value in values:
+                combo.addItem(value, value)
+            combo.setCurrentIndex(max(0, combo.findData(current)) if current is not None else 0)
+            combo.blockSignals(False)
+        self._update_labels()
+
+    # -- filters -----------------------------------------------------------------------
+    def current_filter(self) -> WorkspaceFilter:
+        return WorkspaceFilter(
+            verdict=self.verdict_combo.currentData(), reason=self.reason_combo.currentData(),
+            domain=self.domain_combo.currentData(), corpus=self.corpus_combo.currentData(),
+            status=self.status_combo.currentData(), text=self.text_edit.text().strip(),
+        )
+
+    def apply_filter_now(self) -> None:
+        self._debounce.stop()
+        keep = self.current_rule_id()
+        self.model.set_filter(self.current_filter())
+        self._reselect(keep, 0)
+
+    def filter_state(self) -> dict[str, str]:
+        flt = self.current_filter()
+        return {k: v or "" for k, v in (("verdict", flt.verdict), ("reason", flt.reason), ("domain", flt.domain),
+                                        ("corpus", flt.corpus), ("status", flt.status), ("text", flt.text))}
+
+    def restore_filter_state(self, state: dict[str, Any]) -> None:
+        for combo, key in ((self.verdict_combo, "verdict"), (self.reason_combo, "reason"),
+                           (self.domain_combo, "domain"), (self.corpus_combo, "corpus"),
+                           (self.status_combo, "status")):
+            value = str(state.get(key) or "")
+            if not value:
+                combo.setCurrentIndex(0)
+                continue
+            if combo.findData(value) < 0:
+                combo.addItem(value, value)
+            combo.setCurrentIndex(combo.findData(value))
+        self.text_edit.setText(str(state.get("text") or ""))
+        self.apply_filter_now()
+
+    def focus_filter(self) -> None:
+        self.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.text_edit.selectAll()
+
+    # -- selection ---------------------------------------------------------------------
+    def current_rule(self) -> WorkspaceRule | None:
+        index = self.view.currentIndex()
+        value = index.data(ROW_ROLE) if index.isValid() else None
+        return value if isinstance(value, WorkspaceRule) else None
+
+    def current_rule_id(self) -> int | None:
+        rule = self.current_rule()
+        return rule.rule_id if rule else None
+
+    def selected_rule_ids(self) -> list[int]:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        ids = [r.rule_id for r in (self.model.rule(row) for row in rows) if r is not None]
+        current = self.current_rule_id()
+        return ids or ([current] if current is not None else [])
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            index = self.model.index(row, 0)
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.view.scrollTo(index)
+
+    def select_rule(self, rule_id: int) -> bool:
+        row = self.model.row_of_rule(rule_id)
+        while row is None and self.model.canFetchMore():
+            self.model.fetchMore()
+            row = self.model.row_of_rule(rule_id)
+        if row is None:
+            return False
+        self.select_row(row)
+        return True
+
+    def move(self, step: int) -> None:
+        row = self.view.currentIndex().row()
+        target = 0 if row < 0 else row + step
+        if target >= self.model.rowCount() and self.model.canFetchMore():
+            self.model.fetchMore()
+        if 0 <= target < self.model.rowCount():
+            self.select_row(target)
+
+    def refresh(self, *, advance_from: int | None = None) -> None:
+        """Reload rows; keep the current rule, or (``advance_from``) move past that rule."""
+        current = self.view.currentIndex().row()
+        keep = self.current_rule_id()
+        next_id = None
+        if advance_from is not None:
+            following = self.model.rule(current + 1) if current >= 0 else None
+            next_id = following.rule_id if following is not None else None
+            keep = None
+        self.model.refresh()
+        if advance_from is not None and next_id is None:
+            # The decided rule was the last one: stay on it (or on the row that took its place).
+            self._reselect(advance_from, current)
+            return
+        self._reselect(next_id if advance_from is not None else keep, current)
+
+    def _reselect(self, rule_id: int | None, fallback_row: int | None) -> None:
+        if rule_id is not None and self.select_rule(rule_id):
+            return
+        if fallback_row is not None and self.model.rowCount():
+            self.select_row(min(max(fallback_row, 0), self.model.rowCount() - 1))
+            return
+        if not self.model.rowCount():
+            self.rule_selected.emit(None)
+
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        value = current.data(ROW_ROLE) if current.isValid() else None
+        self.rule_selected.emit(value if isinstance(value, WorkspaceRule) else None)
+
+    def _update_labels(self) -> None:
+        scope = self.model.scope
+        if scope.run_id is None:
+            text = "Showing the newest result of every rule" + (" (a replay is running)" if scope.live_run_ids else "")
+        else:
+            text = f"Showing replay run #{scope.run_id} only"
+        self.scope_label.setText(text)
+        self.latest_button.setVisible(scope.run_id is not None)
+        if self._repo is None:
+            self.progress_label.setText("")
+            return
+        total = self.model.total
+        self.progress_label.setText(f"{total - self.model.unreviewed:,} / {total:,} reviewed")
+
+    # -- settings ----------------------------------------------------------------------
+    def header_state(self) -> QByteArray:
+        return self.view.horizontalHeader().saveState()
+
+    def restore_header_state(self, state: QByteArray | None) -> None:
+        if state:
+            self.view.horizontalHeader().restoreState(state)

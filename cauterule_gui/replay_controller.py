@@ -1,0 +1,186 @@
+"""Runs replay from the window and keeps the workspace in step with it.
+
+One replay at a time (a second request while one runs is refused with a message; Cancel
+stops the running one between chunks). While it runs, the rules table shows each chunk's
+results as soon as they are saved (the run is added to the table's "live" runs), the run
+history gains the new run, and the status bar shows the model state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from core.replay.profiles import profile_by_name
+
+from cauterule_gui.jobs import JobFailure, JobHandle, JobRunner
+from cauterule_gui.jobs.replay_job import (
+    ReplayDone,
+    ReplayNotifier,
+    ReplayProcess,
+    ReplayProcessError,
+    ReplayRequest,
+    start_model_load,
+    start_replay,
+)
+from cauterule_gui.panels.import_dialogs import JobProgressWidget
+from cauterule_gui.services import StoreServices
+
+KEY_PROFILE = "replay/profile"
+KEY_SEMANTIC = "replay/semantic"
+
+
+class ReplayController(QObject):
+    replay_started = Signal(object)  # ReplayRequest
+    results_arrived = Signal(int)  # live run id
+    replay_finished = Signal(object)  # ReplayDone (complete or cancelled)
+    replay_done = Signal()  # after any outcome
+    status_message = Signal(str)
+    model_state_changed = Signal(str)
+
+    def __init__(self, runner: JobRunner, services: Callable[[], StoreServices | None], settings: QSettings,
+                 process: ReplayProcess, progress: JobProgressWidget, dialog_parent: QWidget) -> None:
+        super().__init__(dialog_parent)
+        self._runner = runner
+        self._services = services
+        self._settings = settings
+        self.process = process
+        self._model_loaded = False
+        self._progress = progress
+        self._parent = dialog_parent
+        self.handle: JobHandle | None = None
+        self.request: ReplayRequest | None = None
+        self.live_run_id: int | None = None
+        self.last_done: ReplayDone | None = None
+        self.model_state = "embedding model: not loaded (loads for the first semantic replay)"
+        self._notifier = ReplayNotifier(self)
+        queued = Qt.ConnectionType.QueuedConnection
+        self._notifier.results_saved.connect(self._on_results_saved, queued)
+        self._notifier.model_loading.connect(self._on_model_loading, queued)
+        self._notifier.model_ready.connect(self._on_model_ready, queued)
+        self._notifier.model_unavailable.connect(self._on_model_unavailable, queued)
+
+    # -- profile -----------------------------------------------------------------------
+    @property
+    def profile_name(self) -> str:
+        value = self._settings.value(KEY_PROFILE, "workbench")
+        return value if isinstance(value, str) and value in ("workbench", "reference-0.3.1") else "workbench"
+
+    def set_profile_name(self, name: str) -> None:
+        self._settings.setValue(KEY_PROFILE, name)
+
+    @property
+    def semantic(self) -> bool:
+        value = self._settings.value(KEY_SEMANTIC, True)
+        return value.lower() in ("true", "1") if isinstance(value, str) else bool(value)
+
+    def set_semantic(self, on: bool) -> None:
+        self._settings.setValue(KEY_SEMANTIC, on)
+
+    def semantic_effective(self) -> bool:
+        return profile_by_name(self.profile_name).semantic and self.semantic
+
+    # -- running -----------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.handle is not None and self.handle.running
+
+    def start(self, label: str, rule_ids: list[int] | None, *, materialise_expected: bool = False) -> JobHandle | None:
+        services = self._services()
+        if services is None:
+            return None
+        if self.running:
+            self.status_message.emit("A replay is already running; cancel it or wait for it to finish")
+            return None
+        if rule_ids is not None and not rule_ids:
+            self.status_message.emit("No rules to replay")
+            return None
+        request = ReplayRequest(label=label, profile=self.profile_name, semantic=self.semantic_effective(),
+                                rule_ids=None if rule_ids is None else tuple(rule_ids),
+                                materialise_expected=materialise_expected).with_scope()
+        self.request, self.live_run_id = request, None
+        handle = start_replay(self._runner, services.path, request, self.process, self._notifier)
+        self.handle = handle
+        self._progress.track(handle, f"Replaying {label}")
+        handle.result.connect(self._on_result)
+        handle.error.connect(self._on_error)
+        handle.cancelled.connect(self._on_cancelled)
+        handle.finished.connect(self._on_finished)
+        self.status_message.emit(f"Replaying {label} (profile {request.profile}, "
+                                 f"semantic {'on' if request.semantic else 'off'})…")
+        self.replay_started.emit(request)
+        return handle
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+
+    def load_model(self) -> JobHandle | None:
+        """Start loading the embedding model in the background (start-up)."""
+        services = self._services()
+        if services is None or self._model_loaded:
+            return None
+        self._model_loaded = True
+        handle = start_model_load(self._runner, services.path, self.process, self._notifier)
+        handle.error.connect(lambda failure: self._on_model_unavailable(str(failure)))
+        return handle
+
+    def shutdown(self) -> None:
+        """Stop the replay process (after the runner has cancelled and finished the jobs)."""
+        self.process.stop()
+
+    # -- job signals (GUI thread) ------------------------------------------------------
+    def _on_results_saved(self, _count: int) -> None:
+        services = self._services()
+        if services is None or self.request is None:
+            return
+        if self.live_run_id is None:
+            self.live_run_id = services.workspace.run_id_for_scope(self.request.scope)
+        if self.live_run_id is not None:
+            self.results_arrived.emit(self.live_run_id)
+
+    def _on_result(self, done: ReplayDone) -> None:
+        self.last_done = done
+        if done.status == "complete":
+            semantic = done.semantic_state + (f" ({done.semantic_note})" if done.semantic_note else "")
+            self.status_message.emit(
+                f"Replay run #{done.run_id} complete: {done.rules} rules, {done.pairs:,} pairs in "
+                f"{done.seconds:.1f} s, semantic {semantic}"
+            )
+        else:
+            self.status_message.emit(f"Replay run #{done.run_id} cancelled; results saved before the cancel are kept "
+                                     "but the run is not used for review")
+        self.replay_finished.emit(done)
+
+    def _on_error(self, failure: JobFailure) -> None:
+        self.status_message.emit(f"Replay failed: {failure}")
+        box = QMessageBox(QMessageBox.Icon.Critical, "Replay failed", f"The replay stopped:\n\n{failure}",
+                          QMessageBox.StandardButton.Close, self._parent)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        remote = failure.exception.remote_traceback if isinstance(failure.exception, ReplayProcessError) else ""
+        box.setDetailedText(remote or failure.traceback)
+        box.open()
+
+    def _on_cancelled(self) -> None:
+        self.status_message.emit("Replay cancelled")
+
+    def _on_finished(self) -> None:
+        self.handle = None
+        self.live_run_id = None
+        self.replay_done.emit()
+
+    # -- model state -------------------------------------------------------------------
+    def _set_model_state(self, text: str) -> None:
+        self.model_state = text
+        self.model_state_changed.emit(text)
+
+    def _on_model_loading(self) -> None:
+        self._set_model_state("embedding model: loading model…")
+
+    def _on_model_ready(self, model_id: str) -> None:
+        self._set_model_state(f"semantic matching ready ({model_id})")
+
+    def _on_model_unavailable(self, why: str) -> None:
+        self._set_model_state(f"semantic matching unavailable: {why}")

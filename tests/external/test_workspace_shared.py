@@ -1,0 +1,120 @@
+"""The shared CauterRule corpus, imported and replayed: ten rules reviewed with the keyboard
+alone, and everything the reviewer did is in the audit log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QThreadPool
+from PySide6.QtWidgets import QApplication
+
+from core.importing import import_paths
+from core.replay.profiles import WORKBENCH
+from core.replaying import materialise_expected_rules, run_replay
+from core.store.engine import open_store
+
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
+REVIEWER = "keyboard-reviewer"
+
+
+@pytest.fixture(scope="module")
+def shared_store(shared_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("shared-review") / "shared.sqlite"
+    store = open_store(path)
+    try:
+        import_paths(store, [shared_corpus])
+        materialise_expected_rules(store)
+        run_replay(store, WORKBENCH.with_(semantic=False), scope="test")
+    finally:
+        store.close()
+    return path
+
+
+@pytest.fixture
+def window(qtbot: Any, shared_store: Path, tmp_path: Path) -> Iterator[Any]:
+    from cauterule_gui.jobs import JobRunner
+    from cauterule_gui.main_window import MainWindow
+    from cauterule_gui.reviewer import KEY_REVIEWER
+    from cauterule_gui.services import open_services
+    from cauterule_gui.settings import configure_application_names, make_settings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    configure_application_names()
+    settings = make_settings()
+    settings.setValue(KEY_REVIEWER, REVIEWER)
+    services = open_services(shared_store)
+    runner = JobRunner()
+    main = MainWindow(services, runner, settings, open_services)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitExposed(main)
+    main.activateWindow()
+    yield main
+    main.close()
+    assert runner.shutdown(5000)
+    services.close()
+    assert QThreadPool.globalInstance().waitForDone(5000)
+
+
+def _key(qtbot: Any, window: Any, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    qtbot.keyClick(QApplication.focusWidget() or window, key, modifier)
+
+
+def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> None:
+    rules = window.workspace.rules
+    evidence = window.workspace.evidence
+    assert window.tabs.currentWidget() is window.workspace
+    # Start on the rules with the most broken evidence: the hardest ones to approve.
+    rules.view.setFocus()
+    rules.view.sortByColumn(6, Qt.SortOrder.DescendingOrder)
+    qtbot.keyClick(rules.view, Qt.Key.Key_Home)
+    done: list[tuple[int, str]] = []
+    for step in range(10):
+        rule = rules.current_rule()
+        assert rule is not None
+        _key(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ShiftModifier)  # verdict mark
+        if rule.broken_n:
+            _key(qtbot, window, Qt.Key.Key_2)  # Broken tab: opens the first broken row
+            for _ in range(rule.broken_n - 1):
+                _key(qtbot, window, Qt.Key.Key_BracketRight)
+            _key(qtbot, window, Qt.Key.Key_N)  # that row: replay is wrong (then the next row)
+        action = ("approve", "reject", "defer")[step % 3] if rule.verdict != "fail" else "reject"
+        if action == "approve":
+            _key(qtbot, window, Qt.Key.Key_A)
+        elif action == "reject":
+            _key(qtbot, window, Qt.Key.Key_R)
+            dialog = window.review.reason_dialog
+            qtbot.keyClicks(dialog.edit, f"not specific enough ({step})")
+            qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        else:
+            _key(qtbot, window, Qt.Key.Key_D)
+        decision = window.services.reviews.current(rule.rule_id)
+        assert decision is not None and decision.action == action, (step, rule.origin)
+        done.append((rule.rule_id, action))
+        assert rules.current_rule().rule_id != rule.rule_id  # decided and advanced
+    # One slip, undone with Ctrl+Z: the reviewer is back on the last rule.
+    _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert rules.current_rule().rule_id == done[-1][0]
+    assert window.services.reviews.current(done[-1][0]) is None
+    _key(qtbot, window, Qt.Key.Key_D)
+    done[-1] = (done[-1][0], "defer")
+
+    reviews = window.services.reviews
+    for rule_id, action in done:
+        events = reviews.rule_audit(rule_id)
+        assert all(e.actor == REVIEWER for e in events)
+        actions = [e.action for e in events]
+        assert action in actions and "mark" in actions
+        decision_events = [e for e in events if e.action == action]
+        assert all(e.run_id is not None and e.at for e in decision_events)
+        if action == "reject":
+            assert all(e.reason for e in decision_events)
+        broken = window.services.workspace.rule_row(rules.model.scope, rule_id).broken_n
+        assert actions.count("open_evidence") == broken
+    last = [e.action for e in reviews.rule_audit(done[-1][0])]
+    assert "undo" in last and last[-1] == "defer"

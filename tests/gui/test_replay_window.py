@@ -1,0 +1,184 @@
+"""Replay from the window: a CPU job with progress, ETA and cancel; results appear as they
+finish; run history; what-if; and the GUI thread never stalls more than 100 ms."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.services import StoreServices, open_services
+from cauterule_gui.settings import make_settings
+
+from conftest import build_replayed_store, preset_reviewer
+
+
+class Heartbeat:
+    """A 10 ms timer on the GUI thread; the longest gap between ticks is the worst stall."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self._tick)
+        self.last = 0.0
+        self.worst = 0.0
+        self.ticks = 0
+        self.started = 0.0
+        self.gaps: list[tuple[float, float]] = []  # (at, gap) for gaps over 50 ms
+
+    def start(self) -> None:
+        self.last = self.started = time.perf_counter()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last)
+        if now - self.last > 0.05:
+            self.gaps.append((round(now - self.started, 3), round(now - self.last, 3)))
+        self.last = now
+        self.ticks += 1
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self._tick()
+
+
+def noise_floor(qtbot: Any, seconds: float) -> float:
+    """The worst heartbeat gap with no replay: an idle window beside one CPU-bound process
+    (the load a replay puts on the machine). Used only to explain a failure."""
+    import subprocess
+    import sys
+
+    spin = subprocess.Popen([sys.executable, "-c",
+                             f"import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass"])
+    beat = Heartbeat()
+    beat.start()
+    qtbot.wait(int(seconds * 1000))
+    beat.stop()
+    spin.wait(30)
+    return beat.worst
+
+
+@pytest.fixture
+def big_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunner) -> Iterator[MainWindow]:
+    """The demo corpus imported twice (86 trajectories, 62 rules: 5,332 pairs per full replay)."""
+    path = tmp_path / "big.sqlite"
+    build_replayed_store(path, [demo_corpus], copies=2)
+    services = open_services(path)
+    preset_reviewer()
+    window = MainWindow(services, runner, make_settings(), open_services)
+    qtbot.addWidget(window)
+    window.replay.set_semantic(False)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+    services.close()
+
+
+def test_gui_thread_never_stalls_over_100ms_while_replaying(qtbot: Any, big_window: MainWindow) -> None:
+    window = big_window
+    window.workspace.rules.select_row(3)
+    # The app starts the replay process at start-up (with the model); do the same here, so the
+    # measurement covers a replay, not a one-off process launch.
+    window.replay.process.start()
+    qtbot.wait(2500)
+    arrivals: list[bool] = []
+
+    def on_arrival(run_id: int) -> None:
+        # Results are in the table while the run is still going (status "running").
+        rows = [window.rule_model.rule(r) for r in range(window.rule_model.rowCount())]
+        arrivals.append(any(r.run_id == run_id for r in rows) and window.replay.running)
+
+    window.replay.results_arrived.connect(on_arrival)
+    beat = Heartbeat()
+    beat.start()
+    with qtbot.waitSignal(window.replay.replay_done, timeout=120_000):
+        handle = window.replay.start("everything", None, materialise_expected=True)
+        assert handle is not None
+    beat.stop()
+    done = window.replay.last_done
+    assert done is not None and done.status == "complete" and done.pairs >= 3000
+    assert arrivals and all(arrivals), "results must appear as chunks finish, before the run ends"
+    assert beat.ticks > 10
+    if beat.worst >= 0.100:
+        floor = noise_floor(qtbot, seconds=max(2.0, done.seconds + 1.0))
+        if floor >= 0.100:
+            pytest.xfail(f"machine oversubscribed: with no replay at all (one CPU-bound process beside an idle "
+                         f"window) the heartbeat already stalls {floor * 1000:.0f} ms; replay stalled "
+                         f"{beat.worst * 1000:.0f} ms")
+    assert beat.worst < 0.100, f"GUI thread stalled {beat.worst * 1000:.0f} ms; gaps (at s, gap s): {beat.gaps}; run {done.seconds:.2f} s"
+    # The table now shows the new run's results; the history lists both runs.
+    assert {window.rule_model.rule(r).run_id for r in range(window.rule_model.rowCount())} == {done.run_id}
+    assert window.history.model.rowCount() == 2
+
+
+def test_cancel_stops_the_run_and_the_table_keeps_complete_results(qtbot: Any, big_window: MainWindow) -> None:
+    window = big_window
+    with qtbot.waitSignal(window.replay.replay_done, timeout=120_000):
+        window.replay.start("everything", None)
+        assert window.replay_progress.cancel_button.isEnabled()
+        window.replay_progress.cancel_button.click()
+    # Cancelled before its first chunk: no complete run was added, and the table still
+    # reviews the complete results it had.
+    assert window.replay.last_done is None or window.replay.last_done.status == "cancelled"
+    runs = window.services.replays.runs()
+    assert [r.status for r in runs if r.status == "complete"] == ["complete"]
+    assert {window.rule_model.rule(r).run_status for r in range(window.rule_model.rowCount())} == {"complete"}
+    assert not window.replay.running
+
+
+def test_replaying_the_selection_shows_progress_and_a_second_run(qtbot: Any, review_window: MainWindow) -> None:
+    window = review_window
+    rules = window.workspace.rules
+    rules.view.selectRow(0)
+    rules.view.selectionModel().select(rules.model.index(1, 0), rules.view.selectionModel().SelectionFlag.Select |
+                                       rules.view.selectionModel().SelectionFlag.Rows)
+    assert len(rules.selected_rule_ids()) == 2
+    progress: list[tuple[int, int]] = []
+    with qtbot.waitSignal(window.replay.replay_done, timeout=60_000):
+        qtbot.keyClick(rules.view, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+        assert window.replay.handle is not None
+        window.replay.handle.progress.connect(lambda d, t, _m: progress.append((d, t)))
+    assert window.replay.last_done.rules == 2 and window.replay.last_done.status == "complete"
+    assert progress and progress[-1][0] == progress[-1][1]
+    assert window.history.model.rowCount() == 2
+    assert window.history.model.index(0, 8).data().startswith("gui: selection (2 rules)")
+    # Choosing the new run in the history shows only its two rules.
+    window.history.run_activated.emit(window.replay.last_done.run_id)
+    assert window.rule_model.total == 2 and "run #2" in rules.scope_label.text()
+    rules.latest_button.click()
+    assert window.rule_model.total == 31
+
+
+def test_what_if_saves_a_version_replays_it_and_lists_moves(qtbot: Any, review_window: MainWindow) -> None:
+    window = review_window
+    rules = window.workspace.rules
+    rules.model.fetch_all()
+    row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).prevented_n >= 2)
+    rules.select_row(row)
+    rule = rules.current_rule()
+    qtbot.keyClick(rules.view, Qt.Key.Key_E)
+    dialog = window.whatif.dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.trigger_edit.setPlainText("when the moon is blue and the owls are singing")
+    with qtbot.waitSignal(window.replay.replay_done, timeout=60_000):
+        dialog.run_button.click()
+    qtbot.waitUntil(lambda: dialog.moves.count() > 0, timeout=5000)
+    lines = [dialog.moves.item(i).text() for i in range(dialog.moves.count())]
+    assert any("✓ prevented → ○ missed" in line for line in lines), lines  # the failures it no longer catches
+    assert any("→ · no effect" in line for line in lines), lines
+    assert "v1 → v2" in dialog.state_label.text()
+    versions = window.services.rules.versions(rule.rule_id)
+    assert [v.version for v in versions] == [1, 2] and versions[1].author == "tester"
+    assert "edit_rule" in [e.action for e in window.services.reviews.rule_audit(rule.rule_id)]
+    assert rules.select_rule(rule.rule_id)
+    assert rules.current_rule().version == 2  # the table shows the new version's result
+    dialog.close()

@@ -1,0 +1,81 @@
+"""Workspace table models: Qt's model contract, SQL filtering / sorting, honest numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.store.workspace_repo import WorkspaceFilter, WorkspaceScope
+from cauterule_gui.models.audit_table_model import AuditTableModel
+from cauterule_gui.models.evidence_table_model import EvidenceTableModel
+from cauterule_gui.models.rule_table_model import COL_PRECISION, COL_RECALL, COL_VERDICT, RuleTableModel
+from cauterule_gui.models.run_history_model import RunHistoryModel
+from cauterule_gui.services import StoreServices
+
+from conftest import REVIEWER
+
+
+def test_rule_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:
+    model = RuleTableModel(replayed.workspace, page_size=7)  # small pages exercise fetchMore
+    assert model.total == 31 and model.rowCount() == 7
+    qtmodeltester.check(model)
+
+
+def test_evidence_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:
+    result = next(r for r in replayed.replays.results(1) if r.prevented_n >= 2)
+    rows = replayed.replays.outcomes(result.id, "prevented")
+    model = EvidenceTableModel()
+    model.set_rows("prevented", rows, {rows[0].trajectory_pk}, {}, {rows[0].trajectory_pk: "right"})
+    qtmodeltester.check(model)
+    assert model.index(0, 6).data() == "✓ opened" and model.index(0, 7).data() == "replay right"
+
+
+def test_run_history_and_audit_models_pass_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:
+    history = RunHistoryModel()
+    history.set_runs(replayed.replays.runs())
+    qtmodeltester.check(history)
+    assert history.index(0, 2).data() == "complete"
+    rule = replayed.workspace.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
+    replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "defer", "later")
+    audit = AuditTableModel(replayed.reviews.rule_audit(rule.rule_id))
+    qtmodeltester.check(audit)
+    assert audit.index(0, 1).data() == REVIEWER and audit.index(0, 3).data() == "later"
+
+
+def test_filters_and_sorting_happen_in_sql(replayed: StoreServices) -> None:
+    repo = replayed.workspace
+    model = RuleTableModel(repo)
+    model.set_filter(WorkspaceFilter(verdict="pass", domain="git"))
+    assert model.total == repo.count_rules(WorkspaceScope(), WorkspaceFilter(verdict="pass", domain="git")) >= 1
+    assert {model.rule(r).verdict for r in range(model.rowCount())} == {"pass"}
+    model.set_filter(WorkspaceFilter(text="terraform"))
+    assert model.total >= 2 and all("terraform" in (model.rule(r).trigger + model.rule(r).origin).lower()
+                                    for r in range(model.rowCount()))
+    model.set_filter(WorkspaceFilter())
+    model.sort(6, order=__import__("PySide6.QtCore").QtCore.Qt.SortOrder.DescendingOrder)  # Broken, most first
+    counts = [model.rule(r).broken_n for r in range(model.rowCount())]
+    assert counts == sorted(counts, reverse=True) and counts[0] >= 1
+
+
+def test_review_status_filter_follows_decisions_and_undo(replayed: StoreServices) -> None:
+    repo = replayed.workspace
+    rule = repo.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
+    replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "reject", "too broad")
+    rejected = repo.list_rules(WorkspaceScope(), WorkspaceFilter(status="reject"))
+    assert [(r.rule_id, r.reviewer, r.decision_reason) for r in rejected] == [(rule.rule_id, REVIEWER, "too broad")]
+    replayed.reviews.undo_last(REVIEWER)
+    assert repo.count_rules(WorkspaceScope(), WorkspaceFilter(status="reject")) == 0
+    assert repo.count_rules(WorkspaceScope(), WorkspaceFilter(status="unreviewed")) == 31
+
+
+def test_unmeasured_rates_show_a_dash_never_zero(replayed: StoreServices) -> None:
+    model = RuleTableModel(replayed.workspace)
+    model.fetch_all()
+    unmeasured = [r for r in range(model.rowCount()) if model.rule(r).precision is None]
+    assert unmeasured, "the demo corpus has no_signal rules"
+    for row in unmeasured:
+        assert model.index(row, COL_PRECISION).data() == "—"
+    measured = next(r for r in range(model.rowCount()) if model.rule(r).precision_ci is not None)
+    text = model.index(measured, COL_PRECISION).data()
+    assert "[" in text and "–" in text  # value with its Wilson interval
+    assert model.index(measured, COL_VERDICT).data().split()[0] in ("✓", "✗", "?")  # not colour alone
+    assert model.index(0, COL_RECALL).data() != ""
