@@ -39,7 +39,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
     parser.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
                         help="render the window after loading, save it to PNG and exit")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this installation offscreen (fresh temporary store, demo corpus, replay "
+                             "with the bundled model, window) and exit 0 or 1")
     return parser.parse_args(argv)
+
+
+def _set_window_icon(app: QApplication) -> None:
+    from PySide6.QtGui import QGuiApplication, QIcon
+
+    from cauterule_gui.self_test import icon_path
+
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256, 512):
+        path = icon_path(size)
+        if path.is_file():
+            icon.addFile(str(path))
+    app.setWindowIcon(icon)
+    QGuiApplication.setDesktopFileName("cauterule-workbench")
 
 
 def _application() -> QApplication:
@@ -98,9 +115,15 @@ def save_screenshot(window: MainWindow, path: Path) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if "--self-test" in raw:
+        from cauterule_gui.self_test import run_self_test
+
+        return run_self_test(raw)  # before any QApplication exists: it forces offscreen
+    args = parse_args(raw)
     app = _application()
     configure_application_names()
+    _set_window_icon(app)
     store_path = (args.store or default_store_path()).expanduser()
     interactive = args.screenshot is None
     try:

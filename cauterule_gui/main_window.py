@@ -1,7 +1,8 @@
 """The main window: layout and action wiring only. Panels and controllers do the work.
 
-Two tabs: Review (rules table, evidence board, evidence trajectory) and Corpus (navigator,
-trajectory table, viewer). Review behaviour lives in ``ReviewController``, replay in
+Tabs: Review (rules table, evidence board, evidence trajectory), Corpus (navigator,
+trajectory table, viewer), and the workflow tabs Label, Agreement, Promotion and Metrics
+(``WorkflowTabs``). Review behaviour lives in ``ReviewController``, replay in
 ``ReplayController``, what-if in ``WhatIfController``; every review key is defined in
 ``review_menu.install``.
 """
@@ -48,6 +49,7 @@ from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error
 from cauterule_gui.whatif_controller import WhatIfController
+from cauterule_gui.workflow_tabs import WorkflowTabs
 
 STORE_FILTER = "Workbench store (*.sqlite *.db);;All files (*)"
 DEFAULT_SIZES = (330, 790, 440)
@@ -114,6 +116,8 @@ class MainWindow(QMainWindow):
         self.replay = ReplayController(runner, lambda: self.services, settings, process or ReplayProcess(),
                                        self.replay_progress, self)
         self.whatif = WhatIfController(lambda: self.services, self.replay, self.identity, self)
+        self.workflows = WorkflowTabs(self, self.tabs, runner, self.identity, lambda: self.services,
+                                      lambda text: self.statusBar().showMessage(text, 8000), self._show_rule_in_review)
         self._live_refresh = QTimer(self)
         self._live_refresh.setSingleShot(True)
         self._live_refresh.setInterval(LIVE_REFRESH_MS)
@@ -183,7 +187,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.open_store_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        for action in (None, self.import_action, None, self.quit_action):
+        for action in (None, self.import_action, *self.workflows.file_actions, None, self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         edit_menu = bar.addMenu("&Edit")
         edit_menu.addAction(self.find_action)
@@ -201,6 +205,9 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.refresh_action)
         view_menu.addAction(self.newlines_action)
         view_menu.addAction(self.history_action)
+        view_menu.addSeparator()
+        for action in self.workflows.tab_actions:
+            view_menu.addAction(action)
         bar.addMenu("&Help").addAction(self.help_action)
         ev = self.review_actions.groups
         evidence = self.workspace.evidence
@@ -222,6 +229,7 @@ class MainWindow(QMainWindow):
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)
+        self.review.decided.connect(lambda *_args: self.workflows.on_decision_or_replay())
         self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
         hints = QGuiApplication.styleHints()
@@ -237,6 +245,10 @@ class MainWindow(QMainWindow):
 
     def show_review(self) -> None:
         self.tabs.setCurrentWidget(self.workspace)
+
+    def _show_rule_in_review(self, rule_id: int) -> None:
+        self.show_review()
+        self.workspace.rules.select_rule(rule_id)
 
     def show_shortcuts(self) -> None:
         groups = [(name, actions) for name, actions in self.review_actions.groups.items()]
@@ -254,6 +266,7 @@ class MainWindow(QMainWindow):
         self.workspace.rules.refresh_options()
         self.workspace.rules.refresh()
         self.history.refresh(self.services.replays if self.services else None)
+        self.workflows.refresh()
 
     def replay_selection(self) -> None:
         ids = self.workspace.rules.selected_rule_ids()
@@ -284,6 +297,7 @@ class MainWindow(QMainWindow):
 
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()
+        self.workflows.on_decision_or_replay()
         self._set_store_actions_enabled(True)
         rules = self.workspace.rules
         if rules.model.scope.live_run_ids:
@@ -357,6 +371,8 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("No other recent stores").setEnabled(False)
 
     def switch_store(self, path: Path) -> bool:
+        self.workflows.flush()  # a typed label is saved to the store it was typed in
+        self.runner.wait_for_done(5000)
         if self.runner.is_busy():
             self._warn("Work in progress", "Wait for the running job to finish (or cancel it) first.")
             return False
@@ -372,6 +388,7 @@ class MainWindow(QMainWindow):
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
         self._show_store_path()
+        self.workflows.store_switched(services)
         self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
         if previous is not None:
             previous.close()
@@ -429,6 +446,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_settings()
+        self.workflows.flush()  # the last typed label is committed before anything stops
         self.runner.shutdown()  # cancels; imports stop between files and keep what they wrote
         self.replay.shutdown()  # the replay process quits (jobs using it have finished)
         for dialog in self.findChildren(QDialog):

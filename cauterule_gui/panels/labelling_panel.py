@@ -366,6 +366,9 @@ class LabellingPanel(QWidget):
         self.guidelines.setObjectName("labelGuidelines")
         self.guidelines.setAccessibleName("Labelling guidelines")
         self.guidelines.setOpenLinks(False)
+        # The team's own Markdown is rendered with setMarkdown; nothing typed or pasted here
+        # is ever interpreted as rich text.
+        self.guidelines.setAcceptRichText(False)
         self.guidelines_title = plain_label("Guidelines", self)
         font = self.guidelines_title.font()
         font.setBold(True)

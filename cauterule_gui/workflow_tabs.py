@@ -1,0 +1,134 @@
+"""The workflow tabs beyond review: Label, Agreement, Promotion and Metrics.
+
+Kept out of ``main_window.py`` so the window stays wiring only: this object builds the four
+panels, their File-menu actions and the hooks the window calls when the store changes, a
+replay finishes, or the window closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+from cauterule_gui.export_actions import export_rule_store_interactive
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.panels.agreement_panel import AgreementPanel
+from cauterule_gui.panels.labelling_panel import LabellingPanel
+from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
+from cauterule_gui.panels.promotion_panel import PromotionPanel
+from cauterule_gui.reviewer import ReviewerIdentity
+from cauterule_gui.services import StoreServices
+
+STATUS_MS = 8000
+
+
+class MetricsTab(QWidget):
+    """Holds the dashboard; it is rebuilt for each store and refreshed only when shown
+    (computing its figures replays mismatched pairs, which is not free)."""
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._stack = QStackedWidget(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._stack)
+        self.panel: MetricsDashboardPanel | None = None
+        self._stale = True
+
+    def set_services(self, services: StoreServices | None) -> None:
+        if self.panel is not None:
+            self._stack.removeWidget(self.panel)
+            self.panel.deleteLater()
+            self.panel = None
+        if services is not None:
+            self.panel = MetricsDashboardPanel(services, self._runner, self)
+            self._stack.addWidget(self.panel)
+        self._stale = True
+
+    def mark_stale(self) -> None:
+        self._stale = True
+
+    def refresh_if_stale(self) -> None:
+        if self.panel is not None and self._stale:
+            self._stale = False
+            self.panel.refresh()
+
+
+class WorkflowTabs:
+    def __init__(self, window: QMainWindow, tabs: QTabWidget, runner: JobRunner, identity: ReviewerIdentity,
+                 services: Callable[[], StoreServices | None], show_status: Callable[[str], None],
+                 show_rule_in_review: Callable[[int], None]) -> None:
+        self._tabs = tabs
+        self._services = services
+        self._runner = runner
+        self._window = window
+        self.labelling = LabellingPanel(services, runner, identity, window)
+        self.agreement = AgreementPanel(services, runner, identity, window)
+        self.promotion = PromotionPanel(services, runner, identity, window)
+        self.metrics = MetricsTab(runner, window)
+        self.metrics.set_services(services())
+        for panel, title in ((self.labelling, "Label"), (self.agreement, "Agreement"),
+                             (self.promotion, "Promotion"), (self.metrics, "Metrics")):
+            tabs.addTab(panel, title)
+        for panel in (self.labelling, self.agreement, self.promotion):
+            panel.status_message.connect(lambda text: show_status(text))
+        self.agreement.adjudicated.connect(lambda _pk: self.labelling.reload())
+        self.promotion.review_requested.connect(show_rule_in_review)
+        tabs.currentChanged.connect(self._on_tab_changed)
+
+        self.export_rules_action = QAction("E&xport rule store…", window)
+        self.export_rules_action.setStatusTip("Write the standing rules as a CauterRule 0.3.1 rule store folder")
+        self.export_rules_action.triggered.connect(lambda _c=False: self.export_rule_store())
+        self.export_work_action = QAction("Export my review &work…", window)
+        self.export_work_action.triggered.connect(lambda _c=False: self.agreement.export_dialog())
+        self.import_work_action = QAction("Import a reviewer's wor&k…", window)
+        self.import_work_action.triggered.connect(lambda _c=False: self.agreement.import_dialog())
+        self.tab_actions = []
+        for index, (title, widget) in enumerate(((("&Label tab"), self.labelling), ("&Agreement tab", self.agreement),
+                                                 ("&Promotion tab", self.promotion), ("&Metrics tab", self.metrics))):
+            action = QAction(title, window)
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 3}"))
+            action.triggered.connect(lambda _c=False, w=widget: tabs.setCurrentWidget(w))
+            self.tab_actions.append(action)
+
+    @property
+    def file_actions(self) -> list[QAction]:
+        return [self.labelling.export_action, self.export_rules_action, self.export_work_action,
+                self.import_work_action]
+
+    def export_rule_store(self) -> None:
+        services = self._services()
+        if services is not None:
+            export_rule_store_interactive(self._window, services, self._runner)
+
+    def _on_tab_changed(self, _index: int) -> None:
+        current = self._tabs.currentWidget()
+        if current is self.promotion:
+            self.promotion.refresh()
+        elif current is self.metrics:
+            self.metrics.refresh_if_stale()
+        elif current is self.agreement:
+            self.agreement.refresh()
+
+    # -- hooks the window calls -------------------------------------------------------
+    def refresh(self) -> None:
+        self.labelling.refresh()
+        self.agreement.refresh()
+        self.promotion.refresh()
+        self.metrics.mark_stale()
+
+    def on_decision_or_replay(self) -> None:
+        self.metrics.mark_stale()
+        if self._tabs.currentWidget() is self.promotion:
+            self.promotion.refresh()
+
+    def flush(self) -> None:
+        """Before the window closes or the store changes: no typed label may be lost."""
+        self.labelling.flush()
+
+    def store_switched(self, services: StoreServices) -> None:
+        self.metrics.set_services(services)
+        self.refresh()
