@@ -137,6 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     scratch = tempfile.TemporaryDirectory(prefix="cauterule-gui-") if not interactive else None
     settings = (QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
                 if scratch is not None else make_settings())
+    if scratch is not None:
+        # A screenshot shows the loaded store (the Review tab when replay has run), not the welcome page.
+        from cauterule_gui.settings import KEY_WELCOME
+
+        settings.setValue(KEY_WELCOME, False)
     window = MainWindow(services, runner, settings, open_services)
     try:
         window.review.interactive = interactive

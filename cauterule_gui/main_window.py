@@ -42,6 +42,7 @@ from cauterule_gui.panels.run_history_dock import RunHistoryDock
 from cauterule_gui.panels.shortcuts_dialog import ShortcutsDialog
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
+from cauterule_gui.panels.welcome_panel import WelcomePanel
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.recent_stores import recent_stores, remember_store
 from cauterule_gui.replay_controller import ReplayController
@@ -122,6 +123,11 @@ class MainWindow(QMainWindow):
         self._live_refresh.setSingleShot(True)
         self._live_refresh.setInterval(LIVE_REFRESH_MS)
         self._live_refresh.timeout.connect(lambda: self._sliced(self.workspace.rules.refresh))
+
+        self.welcome = WelcomePanel(self._store_description(), keys.read_bool(settings, keys.KEY_WELCOME, True), self)
+        self.tabs.insertTab(0, self.welcome, "Welcome")
+        self.welcome.workflow_chosen.connect(self._start_workflow)
+        self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
 
         self._build_actions()
         self._connect()
@@ -246,6 +252,24 @@ class MainWindow(QMainWindow):
     def show_review(self) -> None:
         self.tabs.setCurrentWidget(self.workspace)
 
+    def _store_description(self) -> str:
+        if self.services is None:
+            return "No store is open."
+        corpora = self.services.corpora.list_corpora()
+        count = sum(c.trajectories for c in corpora)
+        return (f"Store {self.services.path}: {count} trajectories in {len(corpora)} corpora. "
+                "Everything stays on this machine.")
+
+    def _start_workflow(self, key: str) -> None:
+        if key == "review":
+            if self.services is not None and not self.services.workspace.has_results():
+                self.replay_everything()  # results stream into the Review tab as they finish
+            self.show_review()
+        elif key == "label":
+            self.tabs.setCurrentWidget(self.workflows.labelling)
+        elif key == "agreement":
+            self.tabs.setCurrentWidget(self.workflows.agreement)
+
     def _show_rule_in_review(self, rule_id: int) -> None:
         self.show_review()
         self.workspace.rules.select_rule(rule_id)
@@ -261,6 +285,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def refresh(self) -> None:
+        self.welcome.set_store_description(self._store_description())
         self.corpus_model.refresh()
         self.trajectory_model.refresh()
         self.workspace.rules.refresh_options()
@@ -388,6 +413,7 @@ class MainWindow(QMainWindow):
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
         self._show_store_path()
+        self.welcome.set_store_description(self._store_description())
         self.workflows.store_switched(services)
         self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
         if previous is not None:
@@ -429,7 +455,10 @@ class MainWindow(QMainWindow):
         self.viewer.set_literal_newlines(keys.read_bool(self._settings, keys.KEY_LITERAL_NEWLINES))
         self.workspace.rules.restore_filter_state(keys.read_dict(self._settings, keys.KEY_RULE_FILTER))
         has_results = self.services is not None and self.services.workspace.has_results()
-        self.tabs.setCurrentWidget(self.workspace if has_results else self.splitter)
+        if keys.read_bool(self._settings, keys.KEY_WELCOME, True):
+            self.tabs.setCurrentWidget(self.welcome)
+        else:
+            self.tabs.setCurrentWidget(self.workspace if has_results else self.splitter)
 
     def save_settings(self) -> None:
         self._settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())

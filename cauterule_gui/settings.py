@@ -45,6 +45,7 @@ KEY_EVIDENCE_SPLITTER = "review/evidence_splitter"
 KEY_RULE_HEADER = "review/rule_header"
 KEY_RULE_FILTER = "review/filter"
 KEY_TAB = "main_window/tab"
+KEY_WELCOME = "welcome/show_at_start"
 
 
 def read_dict(settings: QSettings, group: str) -> dict[str, str]:

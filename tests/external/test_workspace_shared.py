@@ -47,6 +47,9 @@ def window(qtbot: Any, shared_store: Path, tmp_path: Path) -> Iterator[Any]:
     configure_application_names()
     settings = make_settings()
     settings.setValue(KEY_REVIEWER, REVIEWER)
+    from cauterule_gui.settings import KEY_WELCOME
+
+    settings.setValue(KEY_WELCOME, False)
     services = open_services(shared_store)
     runner = JobRunner()
     main = MainWindow(services, runner, settings, open_services)

@@ -27,6 +27,12 @@ def temp_settings(tmp_path: Path) -> Iterator[Path]:
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(settings_dir))
     configure_application_names()
+    # Tests start on the working tabs; the welcome page has its own tests.
+    from cauterule_gui.settings import KEY_WELCOME
+
+    settings = make_settings()
+    settings.setValue(KEY_WELCOME, False)
+    settings.sync()
     yield settings_dir
 
 

@@ -22,7 +22,7 @@ from cauterule_gui.jobs import JobRunner  # noqa: E402
 from cauterule_gui.main_window import MainWindow  # noqa: E402
 from cauterule_gui.reviewer import KEY_REVIEWER  # noqa: E402
 from cauterule_gui.services import open_services  # noqa: E402
-from cauterule_gui.settings import configure_application_names, make_settings  # noqa: E402
+from cauterule_gui.settings import KEY_WELCOME, configure_application_names, make_settings  # noqa: E402
 
 
 def main() -> None:
@@ -33,6 +33,7 @@ def main() -> None:
     configure_application_names()
     settings = make_settings()
     settings.setValue(KEY_REVIEWER, "killed-reviewer")
+    settings.setValue(KEY_WELCOME, False)  # start on the Review tab, as a returning reviewer does
     window = MainWindow(open_services(store), JobRunner(), settings, open_services)
     window.show()
     rules = window.workspace.rules
