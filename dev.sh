@@ -36,7 +36,7 @@ case "$cmd" in
         # The core suite runs with PySide6 made unimportable (the core must not need Qt),
         # then everything else (GUI, shared-corpus, packaging checks) runs normally.
         status=0
-        WORKBENCH_BLOCK_QT=1 "$VENV/bin/python" -m pytest -p no:pytest-qt tests/core || status=$?
+        WORKBENCH_BLOCK_QT=1 "$VENV/bin/python" -m pytest -p no:pytest-qt -W ignore::pytest.PytestConfigWarning tests/core || status=$?
         "$VENV/bin/python" -m pytest tests --ignore=tests/core || status=$?
         exit "$status" ;;
   cli)  exec "$VENV/bin/cauterule-workbench" "$@" ;;

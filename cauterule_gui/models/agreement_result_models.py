@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from core.metrics.wilson import Rate
 
 from cauterule_gui.models.formatting import BUCKET_WORDS
-from cauterule_gui.models.label_table_base import RowsTableModel
+from cauterule_gui.models.rows_table_model import RowsTableModel
 
 
 def rate_cell(rate: Rate) -> str:

@@ -9,7 +9,7 @@ from core.agreement.merge import MergeConflict
 from core.agreement.team import JudgementDisagreement, LabelDisagreement
 
 from cauterule_gui.models.formatting import BUCKET_WORDS
-from cauterule_gui.models.label_table_base import RowsTableModel, one_line
+from cauterule_gui.models.rows_table_model import RowsTableModel, one_line
 
 
 def _value(value: Any) -> str:

@@ -6,54 +6,27 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-
 from core.store.review_repo import AuditEvent
 
-from cauterule_gui.plain_text import plain_tooltip
-
-Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("When", "Who", "What", "Why", "Run", "Details")
+from cauterule_gui.models.rows_table_model import RowsTableModel
 
 
-class AuditTableModel(QAbstractTableModel):
+class AuditTableModel(RowsTableModel[AuditEvent]):
+    COLUMNS = (("When", ""), ("Who", ""), ("What", ""), ("Why", ""), ("Run", "the replay run it rested on"),
+               ("Details", ""))
+
     def __init__(self, events: Sequence[AuditEvent] = (), parent: Any = None) -> None:
         super().__init__(parent)
-        self._events = list(events)
+        self.set_rows(events)
 
     def set_events(self, events: Sequence[AuditEvent]) -> None:
-        self.beginResetModel()
-        self._events = list(events)
-        self.endResetModel()
+        self.set_rows(events)
 
     def audit_event(self, row: int) -> AuditEvent | None:
-        return self._events[row] if 0 <= row < len(self._events) else None
+        return self.row_at(row)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._events)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._events):
-            return None
-        event = self._events[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _display(event, index.column())
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return plain_tooltip(_display(event, index.column()))
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    def cell(self, item: AuditEvent, column: int) -> str:
+        return _display(item, column)
 
 
 def _details(event: AuditEvent) -> str:

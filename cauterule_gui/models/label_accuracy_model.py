@@ -13,7 +13,7 @@ from typing import Any
 from core.labels.accuracy import CorpusAccuracy
 from core.metrics.wilson import Rate
 
-from cauterule_gui.models.label_table_base import RowsTableModel
+from cauterule_gui.models.rows_table_model import RowsTableModel
 
 NO_TRUTH = "no ground truth"
 

@@ -10,7 +10,7 @@ from typing import Any
 from core.labels.feedback import CandidateFeedback
 
 from cauterule_gui import theme
-from cauterule_gui.models.label_table_base import RowsTableModel, one_line
+from cauterule_gui.models.rows_table_model import RowsTableModel, one_line
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("Candidate", "a rule extracted from this trajectory (origin, kind)"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.labels.model import LabelHistoryEntry, LabelText
 
-from cauterule_gui.models.label_table_base import RowsTableModel, one_line, when_text
+from cauterule_gui.models.rows_table_model import RowsTableModel, one_line, when_text
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("When", "UTC time of the change"),

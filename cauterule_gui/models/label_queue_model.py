@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from core.labels.model import LabelQueueRow
 
-from cauterule_gui.models.label_table_base import Index, RowsTableModel, one_line
+from cauterule_gui.models.rows_table_model import Index, RowsTableModel, one_line
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("Trajectory", "trajectory_id as written in the corpus file"),

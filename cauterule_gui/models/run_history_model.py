@@ -5,59 +5,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from core.store.replay_repo import RunInfo
 
+from cauterule_gui.models.rows_table_model import RowsTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
-Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Run", "Started", "Status", "Profile", "Semantic", "Rules", "Pairs", "Seconds", "Scope")
-RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the run id (UserRole + 1 is the row object)
 
 
-class RunHistoryModel(QAbstractTableModel):
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._runs: list[RunInfo] = []
+class RunHistoryModel(RowsTableModel[RunInfo]):
+    COLUMNS = tuple((name, "") for name in
+                    ("Run", "Started", "Status", "Profile", "Semantic", "Rules", "Pairs", "Seconds", "Scope"))
 
     def set_runs(self, runs: Sequence[RunInfo]) -> None:
-        self.beginResetModel()
-        self._runs = list(runs)
-        self.endResetModel()
+        self.set_rows(runs)
 
     def run(self, row: int) -> RunInfo | None:
-        return self._runs[row] if 0 <= row < len(self._runs) else None
+        return self.row_at(row)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._runs)
+    def cell(self, item: RunInfo, column: int) -> str:
+        return _display(item, column)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+    def tooltip(self, item: RunInfo, column: int) -> str | None:
+        note = item.config.get("semantic_note")
+        return plain_tooltip(f"run #{item.id} · model {item.model_id or '—'}" + (f"\nsemantic: {note}" if note else ""))
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._runs):
-            return None
-        run = self._runs[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _display(run, index.column())
-        if role == Qt.ItemDataRole.ToolTipRole:
-            note = run.config.get("semantic_note")
-            tip = f"run #{run.id} · model {run.model_id or '—'}" + (f"\nsemantic: {note}" if note else "")
-            return plain_tooltip(tip)
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == RUN_ID_ROLE:
-            return run.id
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+            item = self.row_at(index.row()) if index.isValid() else None
+            return None if item is None else item.id
+        return super().data(index, role)
 
 
 def _display(run: RunInfo, column: int) -> str:

@@ -1,4 +1,4 @@
-"""A small read-only table model over a list of frozen rows (the labelling and agreement tables).
+"""A small read-only table model over a list of frozen rows (labels, agreement, audit, run history).
 
 Subclasses give ``COLUMNS`` (header, tooltip) and ``cell(row, column)``; every cell made
 from data is plain text and its tooltip is escaped (``plain_tooltip``), so markup in a label
