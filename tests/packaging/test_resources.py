@@ -99,7 +99,8 @@ def test_metainfo_names_the_same_app_desktop_file_and_binaries() -> None:
     project = pyproject()["project"]
     binaries = {b.text for b in root.iterfind("provides/binary")}
     assert binaries == set(project["gui-scripts"]) | set(project["scripts"])
-    assert root.findtext("project_license") == project["license"]["text"]
+    license_ = project["license"]
+    assert root.findtext("project_license") == (license_ if isinstance(license_, str) else license_["text"])
     releases = [r.get("version") for r in root.iterfind("releases/release")]
     assert project["version"] in releases, "add a <release> for the version in pyproject.toml"
 
