@@ -46,3 +46,22 @@ def test_qt_calls_do_not_leak_references_to_none(qtbot) -> None:
     for _ in range(500):
         label.setText("x")
     assert sys.getrefcount(None) - before > -50
+
+
+def test_a_store_open_in_another_workbench_is_refused_and_left_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cauterule_gui.services import open_services
+
+    path = tmp_path / "shared.sqlite"
+    first = open_services(path)
+    before = path.read_bytes()
+    try:
+        png = tmp_path / "never.png"
+        assert app.main(["--store", str(path), "--screenshot", str(png)]) == 1
+        assert "open in another Workbench" in capsys.readouterr().err
+        assert not png.exists() and path.read_bytes() == before
+    finally:
+        first.close()
+    second = open_services(path)  # released on close: the next window may open it
+    second.close()
