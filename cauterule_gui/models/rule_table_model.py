@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
 
 from cauterule_gui import theme
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
+from cauterule_gui.models.paged_table_model import PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
@@ -52,21 +53,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-class RuleTableModel(QAbstractTableModel):
-    total_changed = Signal(int)
+class RuleTableModel(PagedTableModel[WorkspaceRule]):
+    COLUMNS = COLUMNS
 
     def __init__(self, repository: WorkspaceRepository | None = None, parent: Any = None,
                  page_size: int = PAGE_SIZE) -> None:
-        super().__init__(parent)
+        super().__init__(parent, page_size, order_by="rule")
         self._repo = repository
-        self._page = page_size
         self._filter = WorkspaceFilter()
         self._scope = WorkspaceScope()
         self._reviewer: str | None = None
-        self._order_by = "rule"
-        self._descending = False
-        self._rows: list[WorkspaceRule] = []
-        self._total = 0
         self.unreviewed = 0
         self._reload()
 
@@ -99,16 +95,6 @@ class RuleTableModel(QAbstractTableModel):
             self._reviewer = reviewer
             self.refresh()
 
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def refresh(self) -> None:
-        self.beginResetModel()
-        self._reload()
-        self.endResetModel()
-        self.total_changed.emit(self._total)
-
     def rule(self, row: int) -> WorkspaceRule | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
@@ -137,39 +123,10 @@ class RuleTableModel(QAbstractTableModel):
         self._total, self.unreviewed, self._rows = page.total, page.unreviewed, list(page.rows)
 
     def _fetch(self, offset: int) -> list[WorkspaceRule]:
-        assert self._repo is not None
+        if self._repo is None:
+            return []
         return self._repo.list_rules(self._scope, self._filter, self._reviewer, order_by=self._order_by,
                                      descending=self._descending, offset=offset, limit=self._page)
-
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt signature
-        return not parent.isValid() and len(self._rows) < self._total
-
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._repo is None:
-            return
-        rows = self._fetch(len(self._rows))
-        if not rows:
-            self._total = len(self._rows)
-            return
-        self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
-        self._rows.extend(rows)
-        self.endInsertRows()
-
-    # -- Qt model interface ------------------------------------------------------------
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][2]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
@@ -197,21 +154,6 @@ class RuleTableModel(QAbstractTableModel):
         if role == ROW_ROLE:
             return item
         return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(COLUMNS):
-            return
-        order_by = COLUMNS[column][1]
-        descending = order == Qt.SortOrder.DescendingOrder
-        if (order_by, descending) == (self._order_by, self._descending):
-            return
-        self._order_by, self._descending = order_by, descending
-        self.refresh()
 
 
 def display(item: WorkspaceRule, column: int) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter
 from core.store.dto import TrajectorySummary
 
+from cauterule_gui.models.paged_table_model import PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
@@ -36,21 +37,16 @@ COL_ID, COL_CORPUS, COL_DOMAIN, COL_SUCCESS, COL_FAILURE, COL_EXPECTED = range(l
 PK_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-class TrajectoryTableModel(QAbstractTableModel):
+class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
     """Rows: trajectories matching the current filter, in SQL order, fetched a page at a time."""
 
-    total_changed = Signal(int)  # rows matching the filter (not just those fetched)
+    COLUMNS = COLUMNS
 
     def __init__(self, repository: CorpusRepository | None = None, parent: Any = None,
                  page_size: int = PAGE_SIZE) -> None:
-        super().__init__(parent)
+        super().__init__(parent, page_size, order_by="id")
         self._repo = repository
-        self._page = page_size
         self._filter = TrajectoryFilter()
-        self._order_by = "id"
-        self._descending = False
-        self._rows: list[TrajectorySummary] = []
-        self._total = 0
         self._reload()
 
     # -- public API --------------------------------------------------------------------
@@ -73,16 +69,6 @@ class TrajectoryTableModel(QAbstractTableModel):
     def set_corpus(self, corpus: str | None) -> None:
         self.set_filter(replace(self._filter, corpus=corpus))
 
-    def refresh(self) -> None:
-        self.beginResetModel()
-        self._reload()
-        self.endResetModel()
-        self.total_changed.emit(self._total)
-
-    @property
-    def total(self) -> int:
-        return self._total
-
     def summary(self, row: int) -> TrajectorySummary | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
@@ -103,41 +89,11 @@ class TrajectoryTableModel(QAbstractTableModel):
         self._rows = self._fetch(0)
 
     def _fetch(self, offset: int) -> list[TrajectorySummary]:
-        assert self._repo is not None
+        if self._repo is None:
+            return []
         return self._repo.list_trajectories(
             self._filter, offset=offset, limit=self._page, order_by=self._order_by, descending=self._descending
         )
-
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt signature
-        return not parent.isValid() and len(self._rows) < self._total
-
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid() or self._repo is None:
-            return
-        rows = self._fetch(len(self._rows))
-        if not rows:
-            # The store shrank under us (another import): stop asking for more.
-            self._total = len(self._rows)
-            return
-        self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
-        self._rows.extend(rows)
-        self.endInsertRows()
-
-    # -- Qt model interface ------------------------------------------------------------
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][2]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
@@ -153,22 +109,6 @@ class TrajectoryTableModel(QAbstractTableModel):
         if role == PK_ROLE:
             return item.id
         return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(COLUMNS):
-            return
-        order_by = COLUMNS[column][1]
-        descending = order == Qt.SortOrder.DescendingOrder
-        if (order_by, descending) == (self._order_by, self._descending):
-            return
-        self._order_by, self._descending = order_by, descending
-        # A reset, not a layout change: the re-sorted first page may hold fewer rows.
-        self.refresh()
 
 
 def _display(item: TrajectorySummary, column: int) -> str:
