@@ -141,8 +141,9 @@ def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, 
     role, source = infer_corpus_role(name, outcomes)
     corpora.ensure_corpus(name, role, source)
     # Report the role the store actually holds (a user's choice wins over inference).
-    stored = {c.name: c for c in corpora.list_corpora()}[name]
-    counts[name].role, counts[name].role_source = stored.role, stored.role_source
+    stored = corpora.role_of(name)
+    assert stored is not None  # ensure_corpus just made sure it exists
+    counts[name].role, counts[name].role_source = stored
 
 
 def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
@@ -59,6 +60,7 @@ def materialise_expected_rules(store: Store) -> int:
     """
     corpora = CorpusRepository(store)
     rules = RuleRepository(store)
+    corpus_ids = corpora.corpus_ids()
     created = 0
     for detail in corpora.get_trajectories():
         sentence = (detail.expected_rule or "").strip()
@@ -68,17 +70,13 @@ def materialise_expected_rules(store: Store) -> int:
             NewRule(
                 origin=f"{detail.file}:{detail.line}", kind="expected_rule",
                 text=RuleText(trigger=sentence, directive=sentence), content_hash=sha256_text(sentence),
-                corpus_id=_corpus_id(corpora, detail.corpus), source_trajectory=detail.trajectory_id,
+                corpus_id=corpus_ids.get(detail.corpus), source_trajectory=detail.trajectory_id,
                 source_trajectory_pk=detail.id, domain=detail.domain,
             ),
             author="expected_rule",
         )
         created += state == "imported"
     return created
-
-
-def _corpus_id(corpora: CorpusRepository, name: str) -> int | None:
-    return next((c.id for c in corpora.list_corpora() if c.name == name), None)
 
 
 def load_inputs(
@@ -117,17 +115,11 @@ def load_inputs(
 def make_embedder(store: Store, model_setting: str | None = None) -> tuple[CachedEmbedder | None, str | None]:
     """The store-cached embedder, or (None, why) when no model can be used."""
     try:
-        model = SentenceEmbedder(None if model_setting is None else _path(model_setting))
+        model = SentenceEmbedder(None if model_setting is None else Path(model_setting))
         model.load()
     except EmbeddingUnavailable as error:
         return None, str(error)
     return CachedEmbedder(model, EmbeddingCacheRepository(store)), None
-
-
-def _path(setting: str) -> Any:
-    from pathlib import Path
-
-    return Path(setting)
 
 
 def run_replay(

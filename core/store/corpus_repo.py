@@ -58,6 +58,17 @@ class CorpusRepository:
                 update(CorpusRow).where(col(CorpusRow.name) == name).values(role=role, role_source="user")
             )
 
+    def corpus_ids(self) -> dict[str, int]:
+        """Name -> id for every corpus (one cheap query; no counts)."""
+        with self._store.session() as session:
+            return {str(name): int(cid) for cid, name in session.execute(select(CorpusRow.id, CorpusRow.name)).all()}
+
+    def role_of(self, name: str) -> tuple[str, str] | None:
+        """(role, how it was decided) of one corpus, or None if there is no such corpus."""
+        with self._store.session() as session:
+            row = session.exec(select(CorpusRow).where(CorpusRow.name == name)).first()
+            return (row.role, row.role_source) if row else None
+
     def list_corpora(self) -> list[CorpusInfo]:
         with self._store.session() as session:
             traj_counts = dict(
