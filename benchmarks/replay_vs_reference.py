@@ -1,7 +1,13 @@
 """Replay throughput: this engine against cauterule 0.3.1, same candidates, same corpus.
 
-    /work/venv/bin/python benchmarks/replay_vs_reference.py [CORPUS_ROOT] [--ref-rules N]
-        [--no-semantic]
+    python benchmarks/replay_vs_reference.py [CORPUS_ROOT] [--ref-rules N] [--no-semantic]
+    python benchmarks/replay_vs_reference.py --end-to-end [CORPUS_ROOT]
+
+``--end-to-end`` is what a reviewer waits for: the corpus imported into a fresh store,
+``--from-expected-rule`` candidates, ``run_replay`` (load from the store, replay, results and
+outcomes saved) with the ``reference-0.3.1`` profile, lexical; against cauterule 0.3.1's
+``build_evidence_report`` on the same job (every candidate on the field-test runner's
+domain-scoped, self-excluded pool, at its per-corpus threshold). See ``benchmarks/e2e.py``.
 
 Candidates are the corpus's rule YAMLs plus every non-empty ``expected_rule`` (as in
 tests/external/test_replay_parity.py). Both engines replay every candidate against the
@@ -127,7 +133,13 @@ def main() -> int:
     ap.add_argument("--ref-rules", type=int, default=0, help="limit the reference's candidates (0 = all)")
     ap.add_argument("--sem-ref-rules", type=int, default=30, help="candidates for the reference semantic run")
     ap.add_argument("--no-semantic", action="store_true")
+    ap.add_argument("--end-to-end", action="store_true", help="through the store, results saved (see docstring)")
+    ap.add_argument("--repeat", type=int, default=3, help="end-to-end: runs of ours (best is reported)")
     args = ap.parse_args()
+    if args.end_to_end:
+        from benchmarks.e2e import end_to_end
+
+        return end_to_end(Path(args.corpus), repeat=args.repeat)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
     logging.disable(logging.WARNING)  # the reference logs an OTel notice per report

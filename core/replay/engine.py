@@ -274,30 +274,24 @@ def _pair_outcomes(
     cols = np.flatnonzero(shown != NO_EFFECT)
     if cols.size == 0:
         return ()
-    score = batch.score[row, cols]
-    tf1 = batch.token_f1[row, cols]
-    big = batch.bigram[row, cols]
-    cos = batch.cosine[row, cols] if batch.cosine is not None else None
-    view = batch.view[row, cols]
-    floor = batch.floor[row, cols]
-    rows: list[PairOutcome] = []
-    for j, col in enumerate(cols.tolist()):
-        s = float(score[j])
-        rows.append(
-            PairOutcome(
-                trajectory_key=int(index.keys[col]),
-                bucket=_BUCKET_NAME[int(shown[col])],  # type: ignore[arg-type]
-                score=s,
-                token_f1=float(tf1[j]),
-                bigram=float(big[j]),
-                cosine=None if cos is None else float(cos[j]),
-                view=batch.view_names[int(view[j])],
-                floor=batch.floor_names[int(floor[j])],
-                threshold=threshold,
-                margin=round(s - threshold, 6),
-            )
-        )
-    return tuple(rows)
+    score = batch.score[row, cols].tolist()
+    cos = batch.cosine[row, cols].tolist() if batch.cosine is not None else [None] * len(score)
+    views = [batch.view_names[v] for v in batch.view[row, cols].tolist()]
+    floors = [batch.floor_names[f] for f in batch.floor[row, cols].tolist()]
+    # Columns as lists, one map over them: per-element numpy indexing cost more than scoring.
+    return tuple(map(
+        PairOutcome,
+        index.keys[cols].tolist(),
+        [_BUCKET_NAME[c] for c in shown[cols].tolist()],
+        score,
+        batch.token_f1[row, cols].tolist(),
+        batch.bigram[row, cols].tolist(),
+        cos,
+        views,
+        floors,
+        [threshold] * len(score),
+        [round(s - threshold, 6) for s in score],
+    ))
 
 
 def run_info(output: ReplayOutput) -> dict[str, Any]:

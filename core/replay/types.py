@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Bucket = Literal["prevented", "broken", "near_miss", "missed", "no_effect"]
 Verdict = Literal["pass", "fail", "inconclusive"]
@@ -60,8 +60,9 @@ class PoolInfo:
     scoped: bool
 
 
-@dataclass(frozen=True)
-class PairOutcome:
+class PairOutcome(NamedTuple):
+    """One evidence pair. A named tuple, not a dataclass: a large run builds millions."""
+
     trajectory_key: int
     bucket: Bucket
     score: float

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, text
+from sqlalchemy import text
 from sqlmodel import col, select
 
 from core.replay.types import PoolInfo, RuleResult
 from core.store.engine import Store
-from core.store.tables import ReplayOutcomeRow, ReplayResultRow, ReplayRunRow
+from core.store.evidence_spans import SpanSource, spans_for
+from core.store.tables import ReplayRunRow
 from core.timeutil import utc_now
 
 
@@ -84,11 +85,46 @@ class StoredOutcome:
     floor: str | None
     threshold: float
     margin: float
-    spans: tuple[tuple[str, int, int, str], ...] = ()
+    stored_spans: tuple[tuple[str, int, int, str], ...] | None = None
+    span_source: SpanSource | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def spans(self) -> tuple[tuple[str, int, int, str], ...]:
+        """Highlights into the record: stored by runs made before spans became lazy, else
+        explained on first use (cached), so a run never pays for rows nobody opens."""
+        if self.stored_spans is not None:
+            return self.stored_spans
+        if self.span_source is None:
+            return ()
+        return spans_for(self.span_source)
+
+
+def outcome_from_row(store: Store, r: Any) -> StoredOutcome:
+    """A ``replay_outcome`` row joined with its trajectory (trajectory_id, domain, success, corpus)."""
+    stored = r["spans_json"]
+    return StoredOutcome(
+        trajectory_pk=r["trajectory_pk"], trajectory_id=r["trajectory_id"], corpus=r["corpus"],
+        domain=r["domain"], success=bool(r["success"]), bucket=r["bucket"], score=r["score"],
+        token_f1=r["token_f1"], bigram=r["bigram"], cosine=r["cosine"], view=r["view"],
+        floor=r["floor"], threshold=r["threshold"], margin=r["margin"],
+        stored_spans=None if stored is None else tuple(tuple(x) for x in json.loads(stored)),  # type: ignore[misc]
+        span_source=SpanSource(store, int(r["result_id"]), int(r["trajectory_pk"]), r["cosine"]),
+    )
 
 
 def _pool_json(pool: PoolInfo) -> str:
     return json.dumps({"kind": pool.kind, "size": pool.size, "failures": pool.failures, "scoped": pool.scoped})
+
+
+_INSERT_RESULT = (
+    "INSERT INTO replay_result (id, run_id, rule_version_id, verdict, reason, threshold, prevented_n, broken_n, "
+    "near_miss_n, missed_n, precision, precision_lo, precision_hi, recall, recall_lo, recall_hi, "
+    "recall_pool_json, precision_pool_json, attribution) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_OUTCOME = (
+    "INSERT INTO replay_outcome (result_id, trajectory_pk, bucket, score, token_f1, bigram, cosine, view, floor, "
+    "threshold, margin, spans_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class ReplayRepository:
@@ -114,40 +150,46 @@ class ReplayRepository:
         self, run_id: int, results: Sequence[RuleResult], version_by_key: Mapping[str, int],
         spans: Mapping[tuple[str, int], Sequence[tuple[str, int, int, str]]] | None = None,
     ) -> None:
-        """Save a batch of finished rule results and their pair outcomes in one transaction.
+        """Save a chunk of finished rule results and their pair outcomes in one transaction.
 
-        ``spans`` maps (rule key, trajectory key) to highlight spans (field, start, end, kind)
-        into the record's original text, so the evidence viewer never has to re-match.
+        Plain ``executemany`` inserts (no ORM objects): saving must not cost more than scoring.
+        Result ids are assigned here (max + 1 …) inside the write transaction, which is what
+        lets the outcomes be inserted in the same ``executemany``. ``spans`` is optional:
+        highlight spans are normally explained when a row is shown (``evidence_spans``);
+        given spans are stored as they are.
         """
+        if not results:
+            return
         spans = spans or {}
         with self._store.session() as session:
-            for result in results:
-                row = ReplayResultRow(
-                    run_id=run_id, rule_version_id=version_by_key[result.rule_key], verdict=result.verdict,
-                    reason=result.reason, threshold=result.threshold, prevented_n=len(result.prevented),
-                    broken_n=len(result.broken), near_miss_n=len(result.near_miss), missed_n=len(result.missed),
-                    precision=result.precision,
-                    precision_lo=result.precision_ci[0] if result.precision_ci else None,
-                    precision_hi=result.precision_ci[1] if result.precision_ci else None,
-                    recall=result.recall,
-                    recall_lo=result.recall_ci[0] if result.recall_ci else None,
-                    recall_hi=result.recall_ci[1] if result.recall_ci else None,
-                    recall_pool_json=_pool_json(result.recall_pool),
-                    precision_pool_json=_pool_json(result.precision_pool), attribution=result.attribution,
-                )
-                session.add(row)
-                session.flush()
-                outcome_rows = [
-                    {
-                        "result_id": row.id, "trajectory_pk": o.trajectory_key, "bucket": o.bucket,
-                        "score": o.score, "token_f1": o.token_f1, "bigram": o.bigram, "cosine": o.cosine,
-                        "view": o.view, "floor": o.floor, "threshold": o.threshold, "margin": o.margin,
-                        "spans_json": json.dumps([list(x) for x in spans.get((result.rule_key, o.trajectory_key), ())]),
-                    }
-                    for o in result.outcomes
-                ]
-                if outcome_rows:
-                    session.execute(insert(ReplayOutcomeRow), outcome_rows)
+            connection = session.connection()
+            # Take the write lock first so the max(id) read below cannot go stale.
+            connection.exec_driver_sql("UPDATE replay_run SET pairs = pairs WHERE id = ?", (run_id,))
+            first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
+            result_rows = []
+            outcome_rows = []
+            for offset, result in enumerate(results):
+                result_id = first + offset
+                p_ci, r_ci = result.precision_ci, result.recall_ci
+                result_rows.append((
+                    result_id, run_id, version_by_key[result.rule_key], result.verdict, result.reason,
+                    result.threshold, len(result.prevented), len(result.broken), len(result.near_miss),
+                    len(result.missed), result.precision, p_ci[0] if p_ci else None, p_ci[1] if p_ci else None,
+                    result.recall, r_ci[0] if r_ci else None, r_ci[1] if r_ci else None,
+                    _pool_json(result.recall_pool), _pool_json(result.precision_pool), result.attribution,
+                ))
+                head = (result_id,)
+                if not spans:  # PairOutcome's field order is the column order of _INSERT_OUTCOME
+                    outcome_rows.extend(head + tuple(o) + (None,) for o in result.outcomes)
+                    continue
+                for o in result.outcomes:
+                    given = spans.get((result.rule_key, o.trajectory_key))
+                    outcome_rows.append(
+                        head + tuple(o) + (None if given is None else json.dumps([list(x) for x in given]),)
+                    )
+            connection.exec_driver_sql(_INSERT_RESULT, result_rows)
+            if outcome_rows:
+                connection.exec_driver_sql(_INSERT_OUTCOME, outcome_rows)
 
     def finish_run(
         self, run_id: int, status: str, pairs: int, seconds: float,
@@ -208,16 +250,7 @@ class ReplayRepository:
             params["bucket"] = bucket
         with self._store.session() as session:
             rows = session.execute(text(query + " ORDER BY o.score DESC, t.id"), params).mappings().all()
-            return [
-                StoredOutcome(
-                    trajectory_pk=r["trajectory_pk"], trajectory_id=r["trajectory_id"], corpus=r["corpus"],
-                    domain=r["domain"], success=bool(r["success"]), bucket=r["bucket"], score=r["score"],
-                    token_f1=r["token_f1"], bigram=r["bigram"], cosine=r["cosine"], view=r["view"],
-                    floor=r["floor"], threshold=r["threshold"], margin=r["margin"],
-                    spans=tuple(tuple(x) for x in json.loads(r["spans_json"] or "[]")),  # type: ignore[misc]
-                )
-                for r in rows
-            ]
+            return [outcome_from_row(self._store, r) for r in rows]
 
 
 def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:

@@ -9,7 +9,6 @@ count), computed in the same query.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +17,7 @@ from sqlalchemy import text
 
 from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
-from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
+from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result, outcome_from_row
 from core.store.review_repo import append_audit
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
 from core.timeutil import utc_now
@@ -379,15 +378,7 @@ class WorkspaceRepository:
                 ).all()
         outcomes: dict[str, list[StoredOutcome]] = {b: [] for b in BUCKETS}
         for r in outcome_rows:
-            outcomes.setdefault(r["bucket"], []).append(
-                StoredOutcome(
-                    trajectory_pk=r["trajectory_pk"], trajectory_id=r["trajectory_id"], corpus=r["corpus"],
-                    domain=r["domain"], success=bool(r["success"]), bucket=r["bucket"], score=r["score"],
-                    token_f1=r["token_f1"], bigram=r["bigram"], cosine=r["cosine"], view=r["view"],
-                    floor=r["floor"], threshold=r["threshold"], margin=r["margin"],
-                    spans=tuple(tuple(x) for x in json.loads(r["spans_json"] or "[]")),  # type: ignore[misc]
-                )
-            )
+            outcomes.setdefault(r["bucket"], []).append(outcome_from_row(self._store, r))
         return EvidenceBundle(
             result=_stored_result(row) if row is not None else None, outcomes=outcomes,
             viewed=frozenset(int(v[0]) for v in flags["viewed"]),

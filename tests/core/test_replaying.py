@@ -9,7 +9,7 @@ import pytest
 
 from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
-from core.replaying import materialise_expected_rules, run_replay
+from core.replaying import materialise_expected_rules, pair_spans, run_replay
 from core.store.engine import Store, open_store
 from core.store.replay_repo import ReplayRepository
 
@@ -63,3 +63,32 @@ def test_workbench_profile_without_a_model_says_semantic_is_unavailable(store: S
     run = ReplayRepository(store).get_run(summary.run_id)
     assert run is not None and run.semantic_state == "unavailable"
     assert all(o.cosine is None for r in summary.results for o in r.outcomes)
+
+
+def test_lazy_spans_equal_the_scalar_explanation_of_every_evidence_pair(store: Store) -> None:
+    """The run stores no spans; the ones explained on demand are exactly what the scalar
+    path gives for the pair (what runs used to store)."""
+    summary = run_replay(store, REFERENCE_0_3_1)
+    expected = pair_spans(summary.results, summary.inputs, REFERENCE_0_3_1, semantic_on=False)
+    repo = ReplayRepository(store)
+    key_of = {r.rule_version_id: str(r.rule_version_id) for r in repo.results(summary.run_id)}
+    seen = 0
+    for result in repo.results(summary.run_id):
+        for outcome in repo.outcomes(result.id):
+            assert outcome.stored_spans is None
+            want = [tuple(x) for x in expected[(key_of[result.rule_version_id], outcome.trajectory_pk)]]
+            assert list(outcome.spans) == want
+            seen += 1
+    assert seen > 0
+
+
+def test_saved_outcomes_equal_the_engine_outcomes(store: Store) -> None:
+    summary = run_replay(store, REFERENCE_0_3_1)
+    repo = ReplayRepository(store)
+    by_version = {r.rule_version_id: r for r in repo.results(summary.run_id)}
+    for result in summary.results:
+        stored = by_version[summary.inputs.version_by_key[result.rule_key]]
+        rows = {(o.trajectory_pk, o.bucket, o.score, o.view, o.floor, o.margin) for o in repo.outcomes(stored.id)}
+        assert rows == {(o.trajectory_key, o.bucket, o.score, o.view, o.floor, o.margin) for o in result.outcomes}
+        assert (stored.verdict, stored.prevented_n, stored.missed_n) == (
+            result.verdict, len(result.prevented), len(result.missed))

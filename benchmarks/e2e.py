@@ -1,0 +1,101 @@
+"""End-to-end replay through the store against cauterule 0.3.1 on the same job.
+
+Ours: import the corpus into a fresh store, make every ``expected_rule`` a candidate, then
+``run_replay`` with the ``reference-0.3.1`` profile, lexical: rules and trajectories loaded
+from the store, replayed, every result and outcome saved (what ``cauterule-workbench replay
+--from-expected-rule --profile reference-0.3.1 --no-semantic`` does). The clock covers
+``run_replay`` only (the import is a separate step for both tools).
+
+Reference: for the same rules, ``build_evidence_report`` on the field-test runner's pool (the
+rule's source-domain slice if it has >= 3 records counting the source, minus records with the
+source's id; the whole set if that empties it) at the per-corpus threshold: the job the
+runner does for each candidate.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from core.importing import import_paths
+from core.replay.profiles import REFERENCE_0_3_1, threshold_for_corpus
+from core.replaying import ReplayInputs, materialise_expected_rules, run_replay
+from core.store.engine import open_store
+from core.store.replay_repo import ReplayRepository
+
+
+def _timed_saves() -> list[float]:
+    """Wrap ReplayRepository.save_results to add up the time spent saving (benchmark only)."""
+    spent: list[float] = []
+    original = ReplayRepository.save_results
+
+    def timed(self: ReplayRepository, *args: Any, **kwargs: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            original(self, *args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - t0)
+
+    ReplayRepository.save_results = timed  # type: ignore[method-assign]
+    return spent
+
+
+def reference_job(inputs: ReplayInputs) -> float:
+    from cauterule.models.candidate import CandidateRule
+    from cauterule.models.rule import RuleDo, RuleWhen
+    from cauterule.models.trajectory import Trajectory
+    from cauterule.replay.report import build_evidence_report
+
+    refs = [Trajectory.from_dict(t.record) for t in inputs.trajectories]
+    pairs = list(zip(inputs.trajectories, refs))
+    t0 = time.perf_counter()
+    for rule in inputs.rules:
+        cand = CandidateRule(when=RuleWhen(trigger=rule.trigger, context=rule.context, signature=rule.signature),
+                             do=RuleDo(directive=rule.directive or rule.trigger), confidence=0.9)
+        pool = pairs
+        if rule.domain is not None:
+            same = [p for p in pairs if p[0].domain == rule.domain]
+            if len(same) >= 3:
+                pool = same
+        kept = [ref for t, ref in pool if t.trajectory_id != rule.source_trajectory_id] or refs
+        threshold = threshold_for_corpus(rule.corpus) if rule.corpus else 0.6
+        build_evidence_report(cand, kept, threshold=threshold)
+    return time.perf_counter() - t0
+
+
+def end_to_end(corpus: Path, repeat: int = 3) -> int:
+    os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
+    logging.disable(logging.WARNING)  # the reference logs an OTel notice per report
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "e2e.sqlite")
+        t0 = time.perf_counter()
+        import_paths(store, [corpus])
+        materialise_expected_rules(store)
+        print(f"import + expected_rule candidates: {time.perf_counter() - t0:.2f} s")
+        spent = _timed_saves()
+        best = float("inf")
+        best_save = 0.0
+        summary = None
+        for _ in range(max(1, repeat)):
+            spent.clear()
+            t0 = time.perf_counter()
+            summary = run_replay(store, REFERENCE_0_3_1, include_expected_rules=True, scope="benchmark")
+            took = time.perf_counter() - t0
+            if took < best:
+                best, best_save = took, sum(spent)
+        assert summary is not None and summary.status == "complete"
+        n_rules, n_traj = len(summary.inputs.rules), len(summary.inputs.trajectories)
+        outcomes = sum(len(r.outcomes) for r in summary.results)
+        print(f"job: {n_rules} rules x {n_traj} trajectories = {summary.pairs:,} pairs, "
+              f"{outcomes:,} outcome rows saved")
+        print(f"  ours run_replay (load, replay, save), best of {repeat}: {best:8.3f} s "
+              f"(of which saving {best_save:.3f} s)")
+        ref_s = reference_job(summary.inputs)
+        print(f"  cauterule 0.3.1 build_evidence_report, runner pools:    {ref_s:8.3f} s")
+        print(f"  ratio: ours takes 1/{ref_s / best:.0f} of the reference's time")
+        store.close()
+    return 0
