@@ -1,13 +1,16 @@
 """Runs replay from the window and keeps the workspace in step with it.
 
 One replay at a time (a second request while one runs is refused with a message; Cancel
-stops the running one between chunks). While it runs, the rules table shows each chunk's
+stops the running one between chunks, or between model batches while it embeds). Progress
+names its phase with a count and an ETA for that phase ("embedding 1,200 / 5,000 texts" on a
+cold semantic run, then "scoring … pairs"). While it runs, the rules table shows each chunk's
 results as soon as they are saved (the run is added to the table's "live" runs), the run
 history gains the new run, and the status bar shows the model state.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
@@ -25,7 +28,7 @@ from cauterule_gui.jobs.replay_job import (
     start_model_load,
     start_replay,
 )
-from cauterule_gui.panels.import_dialogs import JobProgressWidget
+from cauterule_gui.panels.import_dialogs import JobProgressWidget, eta_text
 from cauterule_gui.services import StoreServices
 
 KEY_PROFILE = "replay/profile"
@@ -54,6 +57,8 @@ class ReplayController(QObject):
         self.request: ReplayRequest | None = None
         self.live_run_id: int | None = None
         self.last_done: ReplayDone | None = None
+        self.progress_text = ""  # what the progress widget says: phase, count, ETA
+        self._phase: tuple[str, float] = ("", 0.0)  # unit of the current phase, when it began
         self.model_state = "embedding model: not loaded (loads for the first semantic replay)"
         self._notifier = ReplayNotifier(self)
         queued = Qt.ConnectionType.QueuedConnection
@@ -104,6 +109,11 @@ class ReplayController(QObject):
         handle = start_replay(self._runner, services.path, request, self.process, self._notifier)
         self.handle = handle
         self._progress.track(handle, f"Replaying {label}")
+        self._phase = ("", 0.0)
+        self.progress_text = f"Replaying {label}: starting…"
+        # Connected after track(): this slot runs after the widget's and corrects its ETA,
+        # which would otherwise count the embedding time against the scoring phase.
+        handle.progress.connect(self._on_job_progress)
         handle.result.connect(self._on_result)
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)
@@ -132,6 +142,19 @@ class ReplayController(QObject):
         self.process.stop()
 
     # -- job signals (GUI thread) ------------------------------------------------------
+    def _on_job_progress(self, done: int, total: int, unit: str) -> None:
+        if self.handle is None or self.handle.cancel_event.is_set():
+            return  # keep "Cancelling…"
+        now = time.monotonic()
+        if unit != self._phase[0]:
+            self._phase = (unit, now)
+        eta = eta_text(now - self._phase[1], done, total)
+        verb = "embedding" if unit == "texts" else "scoring"
+        label = self.request.label if self.request is not None else "rules"
+        self.progress_text = f"Replaying {label}: {verb} {done:,} / {total:,} {unit or 'pairs'}, {eta}"
+        self._progress.label.setText(self.progress_text)
+        self._progress.eta_label.setText(eta)
+
     def _on_results_saved(self, _count: int) -> None:
         services = self._services()
         if services is None or self.request is None:

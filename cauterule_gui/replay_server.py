@@ -10,8 +10,9 @@ the results to the store itself, inside ``run_replay``, each chunk one short tra
 embedding model between runs.
 
 Protocol: JSON lines. In (stdin): ``{"op": "replay", ...}``, ``{"op": "cancel"}``,
-``{"op": "load_model", "store": path}``, ``{"op": "quit"}``. Out (stdout): ``progress``,
-``results``, ``model``, ``done``, ``error`` messages. No Qt here.
+``{"op": "load_model", "store": path}``, ``{"op": "quit"}``. Out (stdout): ``progress``
+(``unit`` ``texts`` while a cold semantic run embeds, then ``pairs``), ``results``, ``model``,
+``done``, ``error`` messages. No Qt here.
 """
 
 from __future__ import annotations
@@ -79,17 +80,20 @@ def _replay(request: dict[str, Any], cancel: Any, model: _Model, out: _Out) -> N
         embedder, why = model.embedder(store, out) if profile.semantic else (None, None)
         last = [0.0]
 
-        def progress(done: int, total: int) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_INTERVAL_S or (total and done >= total):
-                last[0] = now
-                out.send(type="progress", done=int(done), total=int(total))
+        def reporter(unit: str) -> Any:
+            def progress(done: int, total: int) -> None:
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_INTERVAL_S or (total and done >= total) or done == 0:
+                    last[0] = now
+                    out.send(type="progress", unit=unit, done=int(done), total=int(total))
+            return progress
 
         rule_ids = request.get("rule_ids")
         summary = run_replay(
             store, profile, rule_ids=rule_ids, include_expected_rules=True, embedder=embedder, semantic_note=why,
-            progress=progress, cancel=cancel, on_results=lambda results: out.send(type="results", n=len(results)),
-            scope=request.get("scope"),
+            progress=reporter("pairs"), cancel=cancel,
+            on_results=lambda results: out.send(type="results", n=len(results)),
+            scope=request.get("scope"), texts_progress=reporter("texts"),
         )
         out.send(type="done", run_id=summary.run_id, status=summary.status, rules=len(summary.results),
                  pairs=summary.pairs, seconds=summary.seconds, semantic_state=summary.semantic_state,

@@ -23,7 +23,22 @@ from typing import Any, Protocol
 import numpy as np
 
 MODEL_SETTING_ENV = "CAUTERULE_WORKBENCH_MODEL"
+# MiniLM on a CPU: 64 texts per forward pass keeps the padded batch small for the long
+# haystack texts while amortising the per-call overhead; it is also the progress / cancel
+# step (one model batch of long texts takes ~1.5 s on this class of machine).
 BATCH_SIZE = 64
+
+
+def cpu_threads() -> int:
+    """Threads for the model: the cores this process may run on (not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class EmbeddingCancelled(Exception):
+    """The run was cancelled while texts were being embedded (vectors so far are cached)."""
 
 
 class EmbeddingUnavailable(RuntimeError):
@@ -99,6 +114,9 @@ class SentenceEmbedder:
                 hf_logging.disable_progress_bar()
                 hf_logging.set_verbosity_error()
 
+                import torch
+
+                torch.set_num_threads(cpu_threads())
                 self._model = SentenceTransformer(str(self.model_path), device="cpu")
             except Exception as error:  # any failure here means "no semantic matching"
                 raise EmbeddingUnavailable(f"could not load the embedding model at {self.model_path}: {error}") from error
@@ -123,7 +141,11 @@ class CachedEmbedder:
     """Callable ``texts -> unit vectors`` backed by a persistent cache, then the model.
 
     Duplicate texts in one call are embedded once; texts seen in any earlier run come from
-    the cache. ``stats`` counts what happened, so a run can report cold vs warm.
+    the cache (looked up in one query). ``stats`` counts what happened, so a run can report
+    cold vs warm. Texts still missing are embedded one model batch at a time, shortest
+    first (less padding); after each batch ``progress(done, total)`` is called with a count
+    of texts, the new vectors are cached (a cancelled cold run keeps its work) and
+    ``cancel`` is checked, raising ``EmbeddingCancelled``.
     """
 
     def __init__(self, embedder: SentenceEmbedder, cache: VectorCache | None = None) -> None:
@@ -131,6 +153,8 @@ class CachedEmbedder:
         self.cache = cache
         self.model_id = embedder.model_id
         self.stats = EmbedStats()
+        self.progress: Callable[[int, int], None] | None = None
+        self.cancel: Any = None
         self._memory: dict[str, np.ndarray] = {}
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
@@ -141,14 +165,21 @@ class CachedEmbedder:
             found = self.cache.get_many(self.model_id, wanted)
             self._memory.update(found)
             self.stats.cache_hits += len(found)
-        missing = list(dict.fromkeys(t for t, h in zip(texts, hashes) if h not in self._memory))
-        if missing:
-            vectors = self.embedder.encode(missing)
-            fresh = {text_hash(t): v for t, v in zip(missing, vectors)}
+        missing = sorted(dict.fromkeys(t for t, h in zip(texts, hashes) if h not in self._memory), key=len)
+        total = len(missing)
+        if total and self.progress is not None:
+            self.progress(0, total)
+        for start in range(0, total, BATCH_SIZE):
+            if self.cancel is not None and self.cancel.is_set():
+                raise EmbeddingCancelled(f"cancelled after embedding {start} of {total} texts")
+            part = missing[start : start + BATCH_SIZE]
+            fresh = {text_hash(t): v for t, v in zip(part, self.embedder.encode(part))}
             self._memory.update(fresh)
             self.stats.embedded += len(fresh)
             if self.cache is not None:
                 self.cache.put_many(self.model_id, fresh)
+            if self.progress is not None:
+                self.progress(start + len(part), total)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.vstack([self._memory[h] for h in hashes]).astype(np.float32, copy=False)

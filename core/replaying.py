@@ -141,16 +141,21 @@ def run_replay(
     cancel: Any = None,
     on_results: ResultsCallback | None = None,
     scope: str | None = None,
+    texts_progress: ProgressCallback | None = None,
 ) -> ReplayRunSummary:
     """Replay rules from the store against all its trajectories and keep the run.
 
     The run row is written first (status ``running``); each chunk's results are saved in
     their own transaction as they finish; the run becomes ``complete`` only at the end, or
-    ``cancelled`` — never complete with missing rules.
+    ``cancelled`` — never complete with missing rules. ``progress`` counts pairs scored;
+    ``texts_progress`` counts texts embedded (the cold part of a semantic run).
     """
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
+    if embed is not None:
+        # Cold runs spend most of their time here: report texts embedded, honour cancel.
+        embed.progress, embed.cancel = texts_progress, cancel
     model_id = embed.model_id if embed is not None else None
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)

@@ -4,7 +4,8 @@ The job runs on the CPU pool like every long task (progress throttled, cancel co
 signals only), but the computing happens in ``cauterule_gui.replay_server``, a child
 process: there, numpy / scipy calls that hold the GIL cannot stall the window. The job's
 thread just waits on the child's messages (the GIL is free while it waits) and relays
-them: progress through the job context, each saved chunk through
+them: progress through the job context (the message is the unit: ``texts`` while a cold
+semantic run embeds, then ``pairs``), each saved chunk through
 ``ReplayNotifier.results_saved`` (queued to the GUI thread), which is how results appear in
 the window as they finish. ``run_replay`` in the child writes the results to the store.
 """
@@ -150,7 +151,9 @@ class ReplayProcess:
 def _relay(message: dict[str, Any], ctx: JobContext, notifier: ReplayNotifier) -> None:
     kind = message.get("type")
     if kind == "progress":
-        ctx.progress(int(message["done"]), int(message["total"]), "pairs")
+        unit = str(message.get("unit") or "pairs")
+        done, total = int(message["done"]), int(message["total"])
+        ctx.progress(done, total, unit)
     elif kind == "results":
         notifier.results_saved.emit(int(message["n"]))
     elif kind == "model":

@@ -43,6 +43,7 @@ _BUCKET_NAME = {
     int(MISSED): "missed",
 }
 TARGET_PAIRS_PER_CHUNK = 32_768
+FIRST_CHUNK_RULES = 4
 
 
 class CancelToken(Protocol):
@@ -105,7 +106,16 @@ def replay(
     rule_texts = [mb.rule_text(r) for r in rules]
     index = PoolIndex.build(trajectories)
     recovery = recovery_mask(trajectories)
-    semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher) if state == "on" else None
+    semantic = None
+    if state == "on":
+        assert embed is not None
+        try:
+            semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
+        except Exception:
+            # A cancellable embedder stops mid-way by raising; that is a cancel, not a failure.
+            if cancel is not None and cancel.is_set():
+                return finish("cancelled", [], 0)
+            raise
     # Success-side lexical evidence needs its own (lexical) pass only when the run's
     # scores are semantic; it is computed on the success columns alone.
     success_cols = np.flatnonzero(~index.failure)
@@ -120,10 +130,15 @@ def replay(
     results: list[RuleResult] = []
     done = 0
     step = _chunk_size(n_traj)
-    for lo in range(0, n_rules, step):
+    size = min(step, FIRST_CHUNK_RULES)
+    lo = 0
+    while lo < n_rules:
         if cancel is not None and cancel.is_set():
             return finish("cancelled", [], done)
-        hi = min(n_rules, lo + step)
+        hi = min(n_rules, lo + size)
+        # The first chunks are small so the first results show within moments; then they
+        # double up to the ~32k-pair working size.
+        size = min(step, size * 2)
         chunk = rules[lo:hi]
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
@@ -133,6 +148,7 @@ def replay(
         if on_results is not None:
             on_results(chunk_results)
         done += len(chunk) * n_traj
+        lo = hi
         if progress is not None:
             progress(done, total_pairs)
     if cancel is not None and cancel.is_set():

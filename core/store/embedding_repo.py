@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,7 +10,6 @@ from sqlalchemy import text
 
 from core.store.engine import Store
 
-_CHUNK = 500  # stay well under SQLite's bound-parameter limit
 
 
 class EmbeddingCacheRepository:
@@ -17,21 +17,20 @@ class EmbeddingCacheRepository:
         self._store = store
 
     def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached vectors for many hashes in one query (the hashes travel as one JSON array)."""
         found: dict[str, np.ndarray] = {}
+        if not text_hashes:
+            return found
         with self._store.session() as session:
-            for start in range(0, len(text_hashes), _CHUNK):
-                chunk = list(text_hashes[start : start + _CHUNK])
-                marks = ",".join(f":h{i}" for i in range(len(chunk)))
-                params: dict[str, object] = {f"h{i}": h for i, h in enumerate(chunk)}
-                params["model"] = model_id
-                rows = session.execute(
-                    text(f"SELECT text_hash, dim, vector FROM embedding WHERE model_id = :model AND text_hash IN ({marks})"),
-                    params,
-                ).all()
-                for text_hash, dim, blob in rows:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    if vector.shape[0] == dim:
-                        found[text_hash] = vector
+            rows = session.execute(
+                text("SELECT text_hash, dim, vector FROM embedding WHERE model_id = :model "
+                     "AND text_hash IN (SELECT value FROM json_each(:hashes))"),
+                {"model": model_id, "hashes": json.dumps(list(text_hashes))},
+            ).all()
+        for text_hash, dim, blob in rows:
+            vector = np.frombuffer(blob, dtype=np.float32)
+            if vector.shape[0] == dim:
+                found[text_hash] = vector
         return found
 
     def put_many(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
