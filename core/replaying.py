@@ -169,10 +169,13 @@ def run_replay(
             on_results(results)
 
     try:
-        output = replay(
-            inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-            on_results=save,
-        )
+        # Held open for the run: each chunk's save opens and closes a connection, and the
+        # last connection to close checkpoints the WAL (milliseconds per chunk otherwise).
+        with store.engine.connect():
+            output = replay(
+                inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
+                on_results=save,
+            )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).
         repo.finish_run(run_id, "failed", 0, 0.0)

@@ -1,0 +1,235 @@
+"""Replay at scale, end to end through the store.
+
+    python benchmarks/scale.py N_TRAJECTORIES N_RULES [--seed S] [--semantic] [--workdir DIR]
+        [--ref-sample K]
+
+Generates the corpus with ``make_scale_corpus`` (unless the workdir already has it), then
+prints, each on its own line: import time, store open + the first page of the rules and
+trajectories tables, replay (workbench profile, lexical) run twice with its save time,
+optionally semantic cold (empty embedding cache, with the time the model spent embedding
+the run's unique texts) and warm, the outcome rows and store size per 10^6 pairs, peak RSS
+after each phase, the page / sort / filter time of the rules, trajectories and evidence
+tables, and cauterule 0.3.1's µs per pair measured on a random sample of the same pairs
+in the same process, with the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import random
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.make_scale_corpus import generate  # noqa: E402
+from core.importing import import_paths  # noqa: E402
+from core.replay.profiles import WORKBENCH  # noqa: E402
+from core.replaying import ReplayRunSummary, make_embedder, run_replay  # noqa: E402
+from core.store.corpus_repo import CorpusRepository, TrajectoryFilter  # noqa: E402
+from core.store.engine import Store, open_store  # noqa: E402
+from core.store.replay_repo import ReplayRepository  # noqa: E402
+from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceScope  # noqa: E402
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def say(name: str, value: str) -> None:
+    print(f"  {name:<44} {value}   [peak RSS {rss_mb():,.0f} MB]", flush=True)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t0
+
+
+class SaveClock:
+    """Adds up time spent in ReplayRepository.save_results (benchmark-only wrapper)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        original = ReplayRepository.save_results
+
+        def timed_save(repo: ReplayRepository, *args: Any, **kwargs: Any) -> None:
+            t0 = time.perf_counter()
+            try:
+                original(repo, *args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - t0
+
+        ReplayRepository.save_results = timed_save  # type: ignore[method-assign]
+
+
+def replay_line(name: str, summary: ReplayRunSummary, seconds: float, clock: SaveClock) -> None:
+    say(name, f"{seconds:8.2f} s  {summary.pairs:,} pairs  {summary.pairs / seconds:,.0f} pairs/s  "
+              f"(saving {clock.seconds:.2f} s)  status {summary.status}")
+
+
+def tables(store: Store) -> None:
+    workspace, corpora = WorkspaceRepository(store), CorpusRepository(store)
+    scope = WorkspaceScope()
+    worst = 0.0
+    for key in ("rule", "trigger", "verdict", "prevented", "missed", "precision", "status"):
+        for descending in (False, True):
+            _, s = timed(lambda: workspace.page(scope, WorkspaceFilter(), "bench", order_by=key,
+                                                descending=descending, limit=200))
+            worst = max(worst, s)
+    _, s_filter = timed(lambda: workspace.page(scope, WorkspaceFilter(verdict="fail", text="git"), "bench"))
+    say("rules table: worst page+sort / filter", f"{worst * 1000:8.1f} ms / {s_filter * 1000:.1f} ms")
+    worst = 0.0
+    for key in ("id", "trajectory_id", "corpus", "domain", "success", "failure_class", "expected_rule"):
+        for descending in (False, True):
+            _, s = timed(lambda: (corpora.count_trajectories(TrajectoryFilter()),
+                                  corpora.list_trajectories(TrajectoryFilter(), 0, 200, key, descending)))
+            worst = max(worst, s)
+    flt = TrajectoryFilter(text="docker", success=False)
+    _, s_filter = timed(lambda: (corpora.count_trajectories(flt), corpora.list_trajectories(flt, 0, 200)))
+    say("trajectories table: worst page+sort / filter", f"{worst * 1000:8.1f} ms / {s_filter * 1000:.1f} ms")
+    run = ReplayRepository(store).latest_complete_run()
+    if run is None:
+        return
+    with store.session() as session:
+        row = session.connection().exec_driver_sql(
+            "SELECT o.result_id, count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
+            "WHERE r.run_id = ? GROUP BY o.result_id ORDER BY 2 DESC LIMIT 1", (run.id,)).first()
+    if row is None:
+        return
+    result_id, rows = int(row[0]), int(row[1])
+    _, s_page = timed(lambda: workspace.evidence_page(result_id, "prevented", offset=0, limit=200)
+                      if hasattr(workspace, "evidence_page") else None)
+    _, s_bundle = timed(lambda: workspace.evidence_bundle(result_id, "bench"))
+    say("evidence: largest result", f"{rows:,} rows; first page {s_page * 1000:.1f} ms; "
+                                    f"whole bundle {s_bundle * 1000:.1f} ms")
+
+
+def reference_us_per_pair(summary: ReplayRunSummary, sample: int, seed: int) -> float:
+    from cauterule.models.candidate import CandidateRule
+    from cauterule.models.rule import RuleDo, RuleWhen
+    from cauterule.models.trajectory import Trajectory
+    from cauterule.replay.simulator import simulate
+
+    from core.replay.profiles import threshold_for_corpus
+
+    rng = random.Random(seed)
+    rules, trajs = summary.inputs.rules, summary.inputs.trajectories
+    picks = [(rules[rng.randrange(len(rules))], trajs[rng.randrange(len(trajs))]) for _ in range(sample)]
+    prepared = [
+        (CandidateRule(when=RuleWhen(trigger=r.trigger, context=r.context, signature=r.signature),
+                       do=RuleDo(directive=r.directive or r.trigger), confidence=0.9),
+         Trajectory.from_dict(t.record), threshold_for_corpus(r.corpus) if r.corpus else 0.6)
+        for r, t in picks
+    ]
+    t0 = time.perf_counter()
+    for cand, traj, threshold in prepared:
+        simulate(cand, traj, threshold)
+    return (time.perf_counter() - t0) / sample * 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("n_trajectories", type=int)
+    ap.add_argument("n_rules", type=int)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--semantic", action="store_true", help="also replay semantic, cold then warm")
+    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--ref-sample", type=int, default=2000, help="pairs timed on cauterule 0.3.1")
+    args = ap.parse_args()
+    os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
+    logging.disable(logging.WARNING)
+    work = args.workdir or Path(f"/tmp/scale-{args.n_trajectories}-{args.n_rules}-s{args.seed}")
+    corpus = work / "corpus"
+    print(f"scale {args.n_trajectories:,} trajectories x {args.n_rules:,} rules, seed {args.seed}, "
+          f"{os.cpu_count()} CPUs, workdir {work}", flush=True)
+    if not corpus.exists():
+        _, s = timed(lambda: generate(args.n_trajectories, args.n_rules, args.seed, corpus,
+                                      ROOT.parent / "shared" / "corpora" / "cauterule"))
+        say("generate corpus", f"{s:8.2f} s")
+    path = work / "store.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    store = open_store(path)
+    _, s = timed(lambda: import_paths(store, [corpus]))
+    say("import", f"{s:8.2f} s")
+    store.close()
+
+    def first_window() -> Store:
+        opened = open_store(path)
+        WorkspaceRepository(opened).page(WorkspaceScope(), WorkspaceFilter(), None, limit=200)
+        corpora = CorpusRepository(opened)
+        corpora.count_trajectories(TrajectoryFilter())
+        corpora.list_trajectories(TrajectoryFilter(), 0, 200)
+        return opened
+
+    store, s = timed(first_window)
+    say("store open + first rules and trajectories pages", f"{s:8.2f} s")
+
+    clock = SaveClock()
+    lexical = WORKBENCH.with_(semantic=False)
+    summary = None
+    for label in ("replay lexical, first run", "replay lexical, second run"):
+        clock.seconds = 0.0
+        summary, s = timed(lambda: run_replay(store, lexical, include_expected_rules=False, scope="scale"))
+        replay_line(label, summary, s, clock)
+    assert summary is not None
+    lexical_seconds = s
+    wal = Path(f"{path}-wal")
+    size = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+    with store.session() as session:
+        outcomes = int(session.connection().exec_driver_sql(
+            "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id WHERE r.run_id = ?",
+            (summary.run_id,)).scalar() or 0)
+    per_million = 1e6 / max(1, summary.pairs)
+    say("stored per run", f"{outcomes:,} outcome rows ({outcomes * per_million:,.0f} per 10^6 pairs); "
+                          f"store file {size / 1e6:,.0f} MB after 2 runs")
+
+    if args.semantic:
+        embedder, why = make_embedder(store)
+        if embedder is None:
+            say("semantic", f"unavailable: {why}")
+        else:
+            encode = embedder.embedder.encode
+            spent = [0.0, 0]
+
+            def timed_encode(texts: Any) -> Any:
+                t0 = time.perf_counter()
+                try:
+                    return encode(texts)
+                finally:
+                    spent[0] += time.perf_counter() - t0
+                    spent[1] += len(texts)
+
+            embedder.embedder.encode = timed_encode  # type: ignore[method-assign]
+            embedder.embedder.load()
+            clock.seconds = 0.0
+            cold, s = timed(lambda: run_replay(store, WORKBENCH, include_expected_rules=False, embedder=embedder))
+            replay_line("replay semantic, cold cache", cold, s, clock)
+            say("  of which embedding unique texts", f"{spent[0]:8.2f} s for {spent[1]:,} texts "
+                                                     f"({spent[1] / max(spent[0], 1e-9):.0f}/s); "
+                                                     f"cold / embed = {s / max(spent[0], 1e-9):.2f}")
+            warm_embedder, _ = make_embedder(store)
+            clock.seconds = 0.0
+            warm, s = timed(lambda: run_replay(store, WORKBENCH, include_expected_rules=False,
+                                               embedder=warm_embedder))
+            replay_line("replay semantic, warm cache (store)", warm, s, clock)
+
+    tables(store)
+    ours = lexical_seconds / max(1, summary.pairs) * 1e6
+    ref = reference_us_per_pair(summary, args.ref_sample, args.seed)
+    say("cauterule 0.3.1 simulate, random sample", f"{ref:8.1f} us/pair over {args.ref_sample:,} pairs")
+    say("ours, lexical end to end", f"{ours:8.3f} us/pair; ratio {ref / ours:,.0f}x")
+    store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
