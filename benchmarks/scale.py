@@ -147,7 +147,7 @@ def main() -> int:
     os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
     logging.disable(logging.WARNING)
     work = args.workdir or Path(f"/tmp/scale-{args.n_trajectories}-{args.n_rules}-s{args.seed}")
-    corpus = work / "corpus"
+    corpus = work / "generated"
     print(f"scale {args.n_trajectories:,} trajectories x {args.n_rules:,} rules, seed {args.seed}, "
           f"{os.cpu_count()} CPUs, workdir {work}", flush=True)
     if not corpus.exists():

@@ -25,6 +25,7 @@ from core.matching.semantic import cosine_matrix, semantic_pairs
 from core.matching.tables import DOMAIN_GROUPS
 from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
 from core.matching.views import TrajectoryViews
+from core.matching.word_index import WordIndex
 
 __all__ = [
     "BLOCKED_CODES",
@@ -81,9 +82,25 @@ class ViewIndex:
     domain_norm: tuple[str | None, ...]
     group: np.ndarray  # [T] int, -1 unknown
     success: np.ndarray  # [T] bool
+    words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
 
     def __len__(self) -> int:
         return len(self.views)
+
+    def contains(self, needle: str, view: str) -> np.ndarray:
+        """bool [T]: which trajectories' view ``hay`` / ``sig`` / ``ref`` contains ``needle``.
+
+        With word indexes (the default) only trajectories that can hold the needle are
+        tested (exact, see ``word_index``); without them the joined texts are scanned.
+        """
+        if self.words is not None:
+            return self.words[view].contains(needle)
+        joined, starts = {
+            "hay": (self.hay_joined, self.hay_starts),
+            "sig": (self.sig_joined, self.sig_starts),
+            "ref": (self.ref_joined, self.ref_starts),
+        }[view]
+        return _contains(needle, joined, starts, len(self.views))
 
 
 def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
@@ -116,7 +133,9 @@ def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.c
     return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
 
 
-def index_views(views: Sequence[TrajectoryViews]) -> ViewIndex:
+def index_views(views: Sequence[TrajectoryViews], prune: bool = True) -> ViewIndex:
+    """``prune``: build word indexes so substring tests touch only candidate trajectories
+    (exact; ``prune=False`` scans every text, kept as the oracle of the property test)."""
     views = tuple(views)
     count = len(views)
     vocab: dict[str, int] = {}
@@ -170,6 +189,11 @@ def index_views(views: Sequence[TrajectoryViews]) -> ViewIndex:
         domain_norm=tuple(None if v.domain is None else normalize(v.domain) for v in views),
         group=np.asarray(groups, dtype=np.int64),
         success=np.asarray([v.success for v in views], dtype=bool),
+        words={
+            "hay": WordIndex([v.haystack for v in views]),
+            "sig": WordIndex([v.signature for v in views]),
+            "ref": WordIndex([v.reference_signature for v in views]),
+        } if prune else None,
     )
 
 
@@ -302,8 +326,8 @@ def score_matrix(
     for i, prep in enumerate(preps):
         if prep.blank:
             continue
-        exact_h[i] = _contains(prep.norm_trigger, idx.hay_joined, idx.hay_starts, count)
-        exact_s[i] = _contains(prep.norm_trigger, idx.sig_joined, idx.sig_starts, count)
+        exact_h[i] = idx.contains(prep.norm_trigger, "hay")
+        exact_s[i] = idx.contains(prep.norm_trigger, "sig")
     if sig_rules:
         sig_tokens = _rule_matrix((preps[i].signature_tokens for i in sig_rules), idx.vocab, len(sig_rules))
         covered = (sig_tokens @ idx.ref_tokens.T).toarray()
@@ -311,15 +335,11 @@ def score_matrix(
         for row, i in enumerate(sig_rules):
             sig_norm = preps[i].signature_norm
             assert sig_norm is not None
-            in_ref = _contains(sig_norm, idx.ref_joined, idx.ref_starts, count)
+            in_ref = idx.contains(sig_norm, "ref")
             sig_hit[i] = in_ref | (covered[row] == sizes[row])
 
     def presence(needles: Iterable[str]) -> dict[str, np.ndarray]:
-        return {
-            n: _contains(n, idx.hay_joined, idx.hay_starts, count)
-            | _contains(n, idx.sig_joined, idx.sig_starts, count)
-            for n in set(needles)
-        }
+        return {n: idx.contains(n, "hay") | idx.contains(n, "sig") for n in set(needles)}
 
     phrase_hit = _needle_matrix(
         [p.alias_phrases for p in preps],
@@ -406,7 +426,7 @@ def score_matrix(
             domain_rows.setdefault(dom, []).append(t)
     item_presence: dict[str, np.ndarray] = {}
     for item in items:
-        present = _contains(item, idx.hay_joined, idx.hay_starts, count)
+        present = idx.contains(item, "hay")
         present[domain_rows.get(item, [])] = True
         item_presence[item] = present
     if items and count:

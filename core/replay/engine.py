@@ -62,11 +62,14 @@ def replay(
     cancel: CancelToken | None = None,
     embed: EmbedFn | None = None,
     on_results: Callable[[list[RuleResult]], None] | None = None,
+    prune: bool = True,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
     ``on_results`` receives each chunk's finished results as soon as they exist, so a
-    caller can save and show them while the rest of the run goes on.
+    caller can save and show them while the rest of the run goes on. ``prune=False``
+    scans every trajectory text in substring tests instead of using the word indexes
+    (same answers; the property test's oracle).
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -102,7 +105,7 @@ def replay(
         return finish("cancelled", [], 0)
 
     views = [mb.views_for(t.record, matcher) for t in trajectories]
-    view_index = mb.index_views(views)
+    view_index = mb.index_views(views, prune)
     rule_texts = [mb.rule_text(r) for r in rules]
     index = PoolIndex.build(trajectories)
     recovery = recovery_mask(trajectories)
@@ -123,7 +126,7 @@ def replay(
     if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
         lexical_successes = (
             success_cols,
-            mb.index_views([views[j] for j in success_cols]),
+            mb.index_views([views[j] for j in success_cols], prune),
             mb.matcher_profile(profile.matcher, semantic=False),
         )
 

@@ -54,9 +54,9 @@ class Block:
     context_total: np.ndarray
 
 
-def index_views(views: Sequence[TrajectoryViews]) -> mbatch.ViewIndex:
+def index_views(views: Sequence[TrajectoryViews], prune: bool = True) -> mbatch.ViewIndex:
     """Trajectory-side precomputation, built once per run and shared by every chunk."""
-    return mbatch.index_views(views)
+    return mbatch.index_views(views, prune=prune)
 
 
 def score_block(
