@@ -386,6 +386,32 @@ class WorkspaceRepository:
             marks={(None if m[0] is None else int(m[0])): str(m[1]) for m in flags["marks"]},
         )
 
+    def evidence_counts(self, result_id: int) -> dict[str, int]:
+        """Rows per bucket of one result (what the bucket tabs show before any row is read)."""
+        with self._store.session() as session:
+            rows = session.execute(
+                text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
+                {"res": result_id},
+            ).all()
+        return {str(b): int(n) for b, n in rows}
+
+    def evidence_page(self, result_id: int, bucket: str, offset: int = 0, limit: int = 200) -> list[StoredOutcome]:
+        """One page of a bucket's evidence in the evidence table's order (score, then id),
+        read through ``ix_outcome_result_bucket_score``: a result with 10^4 rows opens by
+        reading one page, not all of them."""
+        with self._store.session() as session:
+            rows = session.execute(
+                text(
+                    """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus
+                       FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
+                       JOIN corpus c ON c.id = t.corpus_id
+                       WHERE o.result_id = :res AND o.bucket = :bucket
+                       ORDER BY o.score DESC, t.id LIMIT :limit OFFSET :offset"""
+                ),
+                {"res": result_id, "bucket": bucket, "limit": int(limit), "offset": int(offset)},
+            ).mappings().all()
+        return [outcome_from_row(self._store, r) for r in rows]
+
     def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
         """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
         with self._store.session() as session:

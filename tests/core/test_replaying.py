@@ -92,3 +92,20 @@ def test_saved_outcomes_equal_the_engine_outcomes(store: Store) -> None:
         assert rows == {(o.trajectory_key, o.bucket, o.score, o.view, o.floor, o.margin) for o in result.outcomes}
         assert (stored.verdict, stored.prevented_n, stored.missed_n) == (
             result.verdict, len(result.prevented), len(result.missed))
+
+
+def test_evidence_pages_read_one_bucket_page_in_the_bundle_order(store: Store) -> None:
+    from core.store.workspace_repo import WorkspaceRepository
+
+    materialise_expected_rules(store)
+    summary = run_replay(store, REFERENCE_0_3_1)
+    repo = ReplayRepository(store)
+    workspace = WorkspaceRepository(store)
+    result = max(repo.results(summary.run_id), key=lambda r: r.missed_n)
+    counts = workspace.evidence_counts(result.id)
+    bundle = workspace.evidence_bundle(result.id, None)
+    assert counts == {b: len(rows) for b, rows in bundle.outcomes.items() if rows}
+    whole = [o.trajectory_pk for o in bundle.outcomes["missed"]]
+    paged = [o.trajectory_pk for start in range(0, len(whole), 3) for o in workspace.evidence_page(
+        result.id, "missed", offset=start, limit=3)]
+    assert len(whole) > 3 and paged == whole
