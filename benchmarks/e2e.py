@@ -89,7 +89,10 @@ def end_to_end(corpus: Path, repeat: int = 3) -> int:
                 best, best_save = took, sum(spent)
         assert summary is not None and summary.status == "complete"
         n_rules, n_traj = len(summary.inputs.rules), len(summary.inputs.trajectories)
-        outcomes = sum(len(r.outcomes) for r in summary.results)
+        with store.session() as session:
+            outcomes = int(session.connection().exec_driver_sql(
+                "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
+                "WHERE r.run_id = ?", (summary.run_id,)).scalar() or 0)
         print(f"job: {n_rules} rules x {n_traj} trajectories = {summary.pairs:,} pairs, "
               f"{outcomes:,} outcome rows saved")
         print(f"  ours run_replay (load, replay, save), best of {repeat}: {best:8.3f} s "

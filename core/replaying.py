@@ -148,7 +148,9 @@ def run_replay(
     The run row is written first (status ``running``); each chunk's results are saved in
     their own transaction as they finish; the run becomes ``complete`` only at the end, or
     ``cancelled`` — never complete with missing rules. ``progress`` counts pairs scored;
-    ``texts_progress`` counts texts embedded (the cold part of a semantic run).
+    ``texts_progress`` counts texts embedded (the cold part of a semantic run). The
+    summary's results carry buckets and rates but no pair outcomes: those are in the store
+    (``ReplayRepository.outcomes``), and holding a whole run's in memory does not scale.
     """
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
@@ -159,12 +161,9 @@ def run_replay(
     model_id = embed.model_id if embed is not None else None
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
-    saved: list[RuleResult] = []
-
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.
         repo.save_results(run_id, results, inputs.version_by_key)
-        saved.extend(results)
         if on_results is not None:
             on_results(results)
 
@@ -174,7 +173,7 @@ def run_replay(
         with store.engine.connect():
             output = replay(
                 inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-                on_results=save,
+                on_results=save, keep_outcomes=False,
             )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).
@@ -190,7 +189,7 @@ def run_replay(
     return ReplayRunSummary(
         run_id=run_id, status=output.status, profile=profile.name, model_id=model_id,
         semantic_state=output.semantic_state, pairs=output.pairs, seconds=output.seconds,
-        results=saved if output.status == "complete" else [], inputs=inputs, semantic_note=semantic_note,
+        results=output.results, inputs=inputs, semantic_note=semantic_note,
     )
 
 

@@ -10,6 +10,7 @@ chunk; a cancel token is checked between chunks.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -63,13 +64,16 @@ def replay(
     embed: EmbedFn | None = None,
     on_results: Callable[[list[RuleResult]], None] | None = None,
     prune: bool = True,
+    keep_outcomes: bool = True,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
     ``on_results`` receives each chunk's finished results as soon as they exist, so a
     caller can save and show them while the rest of the run goes on. ``prune=False``
     scans every trajectory text in substring tests instead of using the word indexes
-    (same answers; the property test's oracle).
+    (same answers; the property test's oracle). ``keep_outcomes=False`` drops each
+    chunk's pair outcomes from the returned results once ``on_results`` has had them
+    (a caller that saves them keeps memory bounded by one chunk).
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -147,9 +151,12 @@ def replay(
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
         chunk_results = _chunk_results(chunk, trajectories, batch, evidence, index, recovery, profile)
-        results.extend(chunk_results)
         if on_results is not None:
             on_results(chunk_results)
+        if keep_outcomes:
+            results.extend(chunk_results)
+        else:
+            results.extend(replace(r, outcomes=()) for r in chunk_results)
         done += len(chunk) * n_traj
         lo = hi
         if progress is not None:

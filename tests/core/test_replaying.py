@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.importing import import_paths
+from core.replay.engine import replay
 from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
 from core.replaying import materialise_expected_rules, pair_spans, run_replay
 from core.store.engine import Store, open_store
@@ -60,16 +61,19 @@ def test_a_cancelled_run_is_stored_as_cancelled(store: Store) -> None:
 
 def test_workbench_profile_without_a_model_says_semantic_is_unavailable(store: Store) -> None:
     summary = run_replay(store, WORKBENCH, embedder=None, semantic_note="no model in this test")
-    run = ReplayRepository(store).get_run(summary.run_id)
+    repo = ReplayRepository(store)
+    run = repo.get_run(summary.run_id)
     assert run is not None and run.semantic_state == "unavailable"
-    assert all(o.cosine is None for r in summary.results for o in r.outcomes)
+    stored = [o for r in repo.results(summary.run_id) for o in repo.outcomes(r.id)]
+    assert stored and all(o.cosine is None for o in stored)
 
 
 def test_lazy_spans_equal_the_scalar_explanation_of_every_evidence_pair(store: Store) -> None:
     """The run stores no spans; the ones explained on demand are exactly what the scalar
     path gives for the pair (what runs used to store)."""
     summary = run_replay(store, REFERENCE_0_3_1)
-    expected = pair_spans(summary.results, summary.inputs, REFERENCE_0_3_1, semantic_on=False)
+    engine = replay(summary.inputs.rules, summary.inputs.trajectories, REFERENCE_0_3_1)
+    expected = pair_spans(engine.results, summary.inputs, REFERENCE_0_3_1, semantic_on=False)
     repo = ReplayRepository(store)
     key_of = {r.rule_version_id: str(r.rule_version_id) for r in repo.results(summary.run_id)}
     seen = 0
@@ -84,9 +88,12 @@ def test_lazy_spans_equal_the_scalar_explanation_of_every_evidence_pair(store: S
 
 def test_saved_outcomes_equal_the_engine_outcomes(store: Store) -> None:
     summary = run_replay(store, REFERENCE_0_3_1)
+    engine = replay(summary.inputs.rules, summary.inputs.trajectories, REFERENCE_0_3_1)
     repo = ReplayRepository(store)
     by_version = {r.rule_version_id: r for r in repo.results(summary.run_id)}
-    for result in summary.results:
+    assert [r.rule_key for r in summary.results] == [r.rule_key for r in engine.results]
+    assert all(r.outcomes == () for r in summary.results)  # in the store, not in memory
+    for result in engine.results:
         stored = by_version[summary.inputs.version_by_key[result.rule_key]]
         rows = {(o.trajectory_pk, o.bucket, o.score, o.view, o.floor, o.margin) for o in repo.outcomes(stored.id)}
         assert rows == {(o.trajectory_key, o.bucket, o.score, o.view, o.floor, o.margin) for o in result.outcomes}
