@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -83,9 +83,19 @@ class ViewIndex:
     group: np.ndarray  # [T] int, -1 unknown
     success: np.ndarray  # [T] bool
     words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
+    _transposed: dict[str, sparse.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.views)
+
+    def columns(self, name: str) -> sparse.csr_matrix:
+        """``getattr(self, name).T`` as CSR [V, T], built once: every chunk multiplies by it,
+        and transposing per chunk cost more than the products."""
+        matrix = self._transposed.get(name)
+        if matrix is None:
+            matrix = getattr(self, name).T.tocsr()
+            self._transposed[name] = matrix
+        return matrix
 
     def contains(self, needle: str, view: str) -> np.ndarray:
         """bool [T]: which trajectories' view ``hay`` / ``sig`` / ``ref`` contains ``needle``.
@@ -298,8 +308,8 @@ def score_matrix(
     def view_scores(
         tokens: sparse.csr_matrix, size: np.ndarray, grams: sparse.csr_matrix
     ) -> tuple[np.ndarray, np.ndarray]:
-        direct = (rule_tokens @ tokens.T).toarray()
-        alias = (rule_alias @ tokens.T).toarray()
+        direct = (rule_tokens @ tokens).toarray()
+        alias = (rule_alias @ tokens).toarray()
         hit = direct + profile.alias_weight * alias
         denominator = np.minimum(size[None, :], cap)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -307,16 +317,16 @@ def score_matrix(
             recall = hit / wanted
             f1 = 2 * precision * recall / (precision + recall)
             f1 = np.where((wanted == 0) | (precision + recall == 0), 0.0, f1)
-            inter = (rule_bigrams @ grams.T).toarray()
+            inter = (rule_bigrams @ grams).toarray()
             bigram = np.where(n_bigrams[:, None] > 0, inter / n_bigrams[:, None], 0.0)
         return f1, bigram
 
-    f1_h, bg_h = view_scores(idx.hay_tokens, idx.hay_size, idx.hay_bigrams)
-    f1_s, bg_s = view_scores(idx.sig_tokens, idx.sig_size, idx.sig_bigrams)
+    f1_h, bg_h = view_scores(idx.columns("hay_tokens"), idx.hay_size, idx.columns("hay_bigrams"))
+    f1_s, bg_s = view_scores(idx.columns("sig_tokens"), idx.sig_size, idx.columns("sig_bigrams"))
     token_f1, bigram = np.maximum(f1_h, f1_s), np.maximum(bg_h, bg_s)
     lexical_w = (profile.lexical_token_weight, profile.lexical_bigram_weight)
     sig_wins = (lexical_w[0] * f1_s + lexical_w[1] * bg_s) > (lexical_w[0] * f1_h + lexical_w[1] * bg_h)
-    alias_hit = (rule_alias @ idx.union_tokens.T).toarray() > 0
+    alias_hit = (rule_alias @ idx.columns("union_tokens")).toarray() > 0
 
     # --- substring tests (loops over rules / needles only) -------------------------------
     exact_h = np.zeros(shape, dtype=bool)
@@ -330,7 +340,7 @@ def score_matrix(
         exact_s[i] = idx.contains(prep.norm_trigger, "sig")
     if sig_rules:
         sig_tokens = _rule_matrix((preps[i].signature_tokens for i in sig_rules), idx.vocab, len(sig_rules))
-        covered = (sig_tokens @ idx.ref_tokens.T).toarray()
+        covered = (sig_tokens @ idx.columns("ref_tokens")).toarray()
         sizes = np.asarray([len(preps[i].signature_tokens) for i in sig_rules], dtype=np.float64)
         for row, i in enumerate(sig_rules):
             sig_norm = preps[i].signature_norm

@@ -40,21 +40,21 @@ def trajectory_fallback_group(t: ReplayTrajectory) -> str | None:
     return _group(t.domain)
 
 
-def fallback_conflict(
-    rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory]
-) -> np.ndarray:
+_CODES = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
+
+
+def _code(group: str | None) -> int:
+    return -1 if group is None else _CODES[group]
+
+
+def trajectory_fallback_codes(trajectories: Sequence[ReplayTrajectory]) -> np.ndarray:
+    """[T] int: the fallback group code of each trajectory (-1 none); computed once per run."""
+    return np.fromiter((_code(trajectory_fallback_group(t)) for t in trajectories), dtype=np.int32,
+                       count=len(trajectories))
+
+
+def fallback_conflict(rules: Sequence[ReplayRule], traj_codes: np.ndarray) -> np.ndarray:
     """[R, T] bool: both groups known (trajectory from ``domain``) and different."""
-    names: dict[str, int] = {}
-
-    def code(group: str | None) -> int:
-        if group is None:
-            return -1
-        return names.setdefault(group, len(names))
-
-    rule_codes = np.array([code(trigger_group(r.trigger)) for r in rules], dtype=np.int32)
-    traj_codes = np.array(
-        [code(trajectory_fallback_group(t)) for t in trajectories], dtype=np.int32
-    )
-    r = rule_codes[:, None]
-    t = traj_codes[None, :]
+    r = np.array([_code(trigger_group(rule.trigger)) for rule in rules], dtype=np.int32)[:, None]
+    t = np.asarray(traj_codes, dtype=np.int32)[None, :]
     return (r >= 0) & (t >= 0) & (r != t)

@@ -18,7 +18,7 @@ import numpy as np
 
 from core.replay import matcher_bridge as mb
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
-from core.replay.domains import fallback_conflict, trigger_group
+from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.recovery import recovery_mask
@@ -113,6 +113,7 @@ def replay(
     rule_texts = [mb.rule_text(r) for r in rules]
     index = PoolIndex.build(trajectories)
     recovery = recovery_mask(trajectories)
+    fallback_codes = trajectory_fallback_codes(trajectories)
     semantic = None
     if state == "on":
         assert embed is not None
@@ -150,7 +151,7 @@ def replay(
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
-        chunk_results = _chunk_results(chunk, trajectories, batch, evidence, index, recovery, profile)
+        chunk_results = _chunk_results(chunk, fallback_codes, batch, evidence, index, recovery, profile)
         if on_results is not None:
             on_results(chunk_results)
         if keep_outcomes:
@@ -190,7 +191,7 @@ def _success_evidence(
 
 def _chunk_results(
     chunk: Sequence[ReplayRule],
-    trajectories: Sequence[ReplayTrajectory],
+    fallback_codes: np.ndarray,
     batch: mb.Block,
     evidence: np.ndarray,
     index: PoolIndex,
@@ -201,7 +202,7 @@ def _chunk_results(
     conflict = batch.domain_conflict
     if profile.domain_gate_fallback:
         # Successes without failure_class: gate on the record's domain field as well.
-        conflict = conflict | (fallback_conflict(chunk, trajectories) & ~index.failure[None, :])
+        conflict = conflict | (fallback_conflict(chunk, fallback_codes) & ~index.failure[None, :])
     codes = bucket_codes(
         score=batch.score,
         threshold=thresholds,
