@@ -35,6 +35,8 @@ SCALE_INDEXES = Migration(
         "CREATE INDEX IF NOT EXISTS ix_run_status ON replay_run(status, id)",
         "CREATE INDEX IF NOT EXISTS ix_rule_version_rule ON rule_version(rule_id, version)",
         "CREATE INDEX IF NOT EXISTS ix_decision_rule_id ON decision(rule_id, id)",
+        # "is this decision undone?" runs once per decision in the rules table's CTE.
+        "CREATE INDEX IF NOT EXISTS ix_decision_undoes ON decision(undoes_id)",
         "CREATE INDEX IF NOT EXISTS ix_evidence_view_result ON evidence_view(result_id, reviewer)",
         "CREATE INDEX IF NOT EXISTS ix_waiver_result ON waiver(result_id, reviewer)",
     ),

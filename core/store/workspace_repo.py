@@ -258,21 +258,19 @@ class WorkspaceRepository:
     ) -> RulePage:
         """Count, unreviewed count and one page of rows in a single session (one connection:
         the window calls this while a replay may be running, so fewer round trips matter)."""
-        from dataclasses import replace
-
         expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
-        count_sql, count_params = self._query(scope, flt, reviewer, "count(*)")
-        open_sql, open_params = self._query(scope, replace(flt, status="unreviewed"), reviewer, "count(*)")
+        # One pass counts both the rows and the unreviewed ones among them (each pass over
+        # the newest-result CTE costs tens of ms at 10^3 rules).
+        count_sql, count_params = self._query(
+            scope, flt, reviewer, "count(*), coalesce(sum(coalesce(d.action, 'unreviewed') = 'unreviewed'), 0)")
         rows_sql, rows_params = self._query(scope, flt, reviewer, _ROW_COLUMNS)
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
         rows_params.update(limit=int(limit), offset=int(offset))
         with self._store.session() as session:
-            total = int(session.execute(text(count_sql), count_params).scalar_one())
-            unreviewed = (int(session.execute(text(open_sql), open_params).scalar_one())
-                          if flt.status in (None, "unreviewed") else 0)
+            total, unreviewed = session.execute(text(count_sql), count_params).one()
             rows = [_workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
-        return RulePage(total, unreviewed, rows)
+        return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
 
     def count_rules(self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None) -> int:
         sql, params = self._query(scope, flt, reviewer, "count(*)")
