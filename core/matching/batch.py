@@ -143,10 +143,17 @@ def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.c
     return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool = True) -> ViewIndex:
+#: below this many trajectories a scan of the joined texts is cheaper than the word index
+PRUNE_MIN_TRAJECTORIES = 2_000
+
+
+def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> ViewIndex:
     """``prune``: build word indexes so substring tests touch only candidate trajectories
-    (exact; ``prune=False`` scans every text, kept as the oracle of the property test)."""
+    (exact). ``False`` scans every text (the property test's oracle); ``None`` prunes from
+    ``PRUNE_MIN_TRAJECTORIES`` trajectories up."""
     views = tuple(views)
+    if prune is None:
+        prune = len(views) >= PRUNE_MIN_TRAJECTORIES
     count = len(views)
     vocab: dict[str, int] = {}
     bigram_vocab: dict[tuple[str, str], int] = {}

@@ -21,7 +21,6 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
 
 class WordIndex:
@@ -34,18 +33,16 @@ class WordIndex:
         # vocabulary, so every search scans all texts instead (still exact).
         self.scan_all = any("\n" in text for text in self.texts)
         vocab: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
+        holders: list[list[int]] = []  # word id -> texts holding it, ascending
         for t, text in enumerate(self.texts):
             for word in set(text.split(" ")):
                 if word:
-                    rows.append(vocab.setdefault(word, len(vocab)))
-                    cols.append(t)
+                    wid = vocab.setdefault(word, len(vocab))
+                    if wid == len(holders):
+                        holders.append([])
+                    holders[wid].append(t)
         self.words = list(vocab)
-        data = np.ones(len(rows), dtype=np.int8)
-        # [W, T] postings: row w lists the texts holding word w.
-        self.postings = sparse.csr_matrix((data, (rows, cols)), shape=(len(self.words), self.count))
-        self.postings.sum_duplicates()
+        self.postings = [np.asarray(h, dtype=np.int64) for h in holders]
         self._joined = "\n" + "\n".join(self.words) + "\n"
         starts = np.zeros(len(self.words), dtype=np.int64)
         position = 1
@@ -70,7 +67,9 @@ class WordIndex:
     def _texts_with(self, word_ids: np.ndarray) -> np.ndarray:
         if word_ids.size == 0:
             return np.zeros(0, dtype=np.int64)
-        return np.unique(self.postings[word_ids].indices).astype(np.int64)
+        if word_ids.size == 1:
+            return self.postings[int(word_ids[0])]
+        return np.unique(np.concatenate([self.postings[w] for w in word_ids.tolist()]))
 
     def candidates(self, needle: str) -> tuple[np.ndarray, bool]:
         """(text indices that may contain ``needle``, whether they certainly do)."""
@@ -85,7 +84,7 @@ class WordIndex:
             if not word:  # only a text with a double space could match: do not filter
                 continue
             wid = self._exact.get(word)
-            found = np.intersect1d(found, self._texts_with(np.array([wid]) if wid is not None else np.zeros(0, np.int64)),
+            found = np.intersect1d(found, self._texts_with(np.array([wid], dtype=np.int64) if wid is not None else np.zeros(0, np.int64)),
                                    assume_unique=True)
         if last and found.size:
             found = np.intersect1d(found, self._texts_with(self._words_matching("\n" + last)), assume_unique=True)

@@ -63,15 +63,15 @@ def replay(
     cancel: CancelToken | None = None,
     embed: EmbedFn | None = None,
     on_results: Callable[[list[RuleResult]], None] | None = None,
-    prune: bool = True,
+    prune: bool | None = None,
     keep_outcomes: bool = True,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
     ``on_results`` receives each chunk's finished results as soon as they exist, so a
-    caller can save and show them while the rest of the run goes on. ``prune=False``
-    scans every trajectory text in substring tests instead of using the word indexes
-    (same answers; the property test's oracle). ``keep_outcomes=False`` drops each
+    caller can save and show them while the rest of the run goes on. ``prune=True`` /
+    ``False`` forces the word indexes for substring tests on / off (same answers; off is
+    the property test's oracle); ``None`` uses them for large trajectory sets. ``keep_outcomes=False`` drops each
     chunk's pair outcomes from the returned results once ``on_results`` has had them
     (a caller that saves them keeps memory bounded by one chunk).
     """

@@ -54,7 +54,7 @@ class Block:
     context_total: np.ndarray
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool = True) -> mbatch.ViewIndex:
+def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> mbatch.ViewIndex:
     """Trajectory-side precomputation, built once per run and shared by every chunk."""
     return mbatch.index_views(views, prune=prune)
 
