@@ -142,6 +142,7 @@ def run_replay(
     on_results: ResultsCallback | None = None,
     scope: str | None = None,
     texts_progress: ProgressCallback | None = None,
+    derive_missed: bool = True,
 ) -> ReplayRunSummary:
     """Replay rules from the store against all its trajectories and keep the run.
 
@@ -151,6 +152,8 @@ def run_replay(
     ``texts_progress`` counts texts embedded (the cold part of a semantic run). The
     summary's results carry buckets and rates but no pair outcomes: those are in the store
     (``ReplayRepository.outcomes``), and holding a whole run's in memory does not scale.
+    ``derive_missed=False`` stores every missed row instead of deriving the score-0 ones
+    (readers see the same rows either way; the tests compare the two).
     """
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
@@ -160,10 +163,12 @@ def run_replay(
         embed.progress, embed.cancel = texts_progress, cancel
     model_id = embed.model_id if embed is not None else None
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
+    max_pk = max((t.key for t in inputs.trajectories), default=0)
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.
-        repo.save_results(run_id, results, inputs.version_by_key)
+        repo.save_results(run_id, results, inputs.version_by_key,
+                          max_trajectory_pk=max_pk if derive_missed else None)
         if on_results is not None:
             on_results(results)
 

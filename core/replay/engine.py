@@ -292,6 +292,7 @@ def _rule_result(
         attribution=attribution,
         computed_verdict=decision.computed,
         prefilter=batch.prefilter_reason[row],
+        recall_spec=pools.recall_spec,
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.replay.profiles import ReplayProfile
-from core.replay.types import PoolInfo, ReplayRule, ReplayTrajectory
+from core.replay.types import PoolInfo, PoolSpec, ReplayRule, ReplayTrajectory
 
 SCOPE_MIN = 3  # the runner's "at least 3 same-domain references" (#708)
 
@@ -48,6 +48,7 @@ class RulePools:
     precision: np.ndarray  # [T] bool
     recall_info: PoolInfo
     precision_info: PoolInfo
+    recall_spec: PoolSpec = PoolSpec(None, None, None)
 
     @property
     def union(self) -> np.ndarray:
@@ -78,32 +79,43 @@ def _domain_mask(rule: ReplayRule, index: PoolIndex) -> np.ndarray | None:
     return index.domains == rule.domain
 
 
-def runner_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray]:
+def runner_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray, PoolSpec]:
     """0.3.1 runner (§5.3): slice if >= 3 (counted WITH the source), then self-exclude."""
     full = np.ones(index.size, dtype=bool)
     dom = _domain_mask(rule, index)
     if dom is not None and int(dom.sum()) >= SCOPE_MIN:
-        kind, mask = "domain", dom
+        kind, mask, domain = "domain", dom, rule.domain
     else:
-        kind, mask = ("fallback" if dom is not None else "all"), full
+        kind, mask, domain = ("fallback" if dom is not None else "all"), full, None
     mask = mask & ~_self_mask(rule, index, by_key=False)
     if not mask.any():
-        return "fallback", full
-    return kind, mask
+        return "fallback", full, PoolSpec(None, None, None)
+    return kind, mask, PoolSpec(domain, None, rule.source_trajectory_id)
 
 
-def exclude_first_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray]:
+def exclude_first_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray, PoolSpec]:
     """Workbench: drop the source first, then require >= 3 same-domain references."""
     rest = ~_self_mask(rule, index, by_key=True)
+    spec = PoolSpec(None, rule.source_key, rule.source_trajectory_id)
     dom = _domain_mask(rule, index)
     if dom is not None:
         sliced = dom & rest
         if int(sliced.sum()) >= SCOPE_MIN:
-            return "domain", sliced
+            return "domain", sliced, PoolSpec(rule.domain, spec.exclude_key, spec.exclude_id)
     kind = "fallback" if dom is not None else "all"
     if not rest.any():
-        return "fallback", np.ones(index.size, dtype=bool)
-    return kind, rest
+        return "fallback", np.ones(index.size, dtype=bool), PoolSpec(None, None, None)
+    return kind, rest, spec
+
+
+def spec_mask(spec: PoolSpec, index: PoolIndex) -> np.ndarray:
+    """The pool a spec describes (what the store's view computes), as a mask."""
+    mask = np.ones(index.size, dtype=bool) if spec.domain is None else index.domains == spec.domain
+    if spec.exclude_key is not None:
+        mask &= index.keys != spec.exclude_key
+    if spec.exclude_id is not None:
+        mask &= index.ids != spec.exclude_id
+    return mask
 
 
 def rule_pools(
@@ -111,9 +123,9 @@ def rule_pools(
 ) -> RulePools:
     """Recall and precision pools for ``rule`` under ``profile``."""
     if profile.pool_policy == "runner":
-        r_kind, recall = runner_pool(rule, index)
+        r_kind, recall, spec = runner_pool(rule, index)
     else:
-        r_kind, recall = exclude_first_pool(rule, index)
+        r_kind, recall, spec = exclude_first_pool(rule, index)
     if profile.precision_scope == "same_as_recall":
         p_kind, precision = r_kind, recall
     else:
@@ -131,4 +143,5 @@ def rule_pools(
         precision=precision,
         recall_info=_info(r_kind, recall, index),
         precision_info=_info(p_kind, precision, index),
+        recall_spec=spec,
     )

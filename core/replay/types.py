@@ -60,6 +60,17 @@ class PoolInfo:
     scoped: bool
 
 
+@dataclass(frozen=True)
+class PoolSpec:
+    """The recall pool as a rule over the run's trajectories (what the store keeps to
+    derive ``missed`` rows): the same-domain slice (``domain``) or every trajectory
+    (None), minus the source by key and / or by trajectory id (None: not excluded)."""
+
+    domain: str | None
+    exclude_key: int | None
+    exclude_id: str | None
+
+
 class PairOutcome(NamedTuple):
     """One evidence pair. A named tuple, not a dataclass: a large run builds millions."""
 
@@ -95,6 +106,7 @@ class RuleResult:
     attribution: str | None
     computed_verdict: Verdict = "inconclusive"
     prefilter: str | None = None  # why the trigger never matches (empty/degenerate/...)
+    recall_spec: PoolSpec | None = None  # the recall pool as a rule (None: not known)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import col, select
 
-from core.replay.types import PoolInfo, RuleResult
+from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.engine import Store
 from core.store.evidence_spans import SpanSource, spans_for
 from core.store.tables import ReplayRunRow
@@ -122,9 +122,32 @@ _INSERT_RESULT = (
     "recall_pool_json, precision_pool_json, attribution) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_OUTCOME = (
-    "INSERT INTO replay_outcome (result_id, trajectory_pk, bucket, score, token_f1, bigram, cosine, view, floor, "
-    "threshold, margin, spans_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO replay_outcome_stored (result_id, trajectory_pk, bucket, score, token_f1, bigram, cosine, view, "
+    "floor, threshold, margin, spans_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_INSERT_POOL = (
+    "INSERT INTO replay_pool (result_id, domain, exclude_pk, exclude_tid, max_pk, zero_view, zero_cosine, "
+    "zero_margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _zero_missed(result: RuleResult) -> PairOutcome | None:
+    """The values every derivable missed pair of this result has (score 0, no parts, no
+    floor), taken from its first such pair; None when there is none (nothing to derive)."""
+    if result.recall_spec is None:
+        return None
+    for o in result.outcomes:
+        if (o.bucket == "missed" and o.score == 0.0 and o.token_f1 == 0.0 and o.bigram == 0.0
+                and o.floor is None and o.cosine in (None, 0.0)):
+            return o
+    return None
+
+
+def _same_values(o: PairOutcome, zero: PairOutcome) -> bool:
+    # Exactly what the view writes for a derived row (cosine None stays None).
+    return (o.score == 0.0 and o.token_f1 == 0.0 and o.bigram == 0.0 and o.floor is None
+            and o.view == zero.view and o.threshold == zero.threshold and o.margin == zero.margin
+            and (o.cosine is None) == (zero.cosine is None) and (o.cosine is None or o.cosine == zero.cosine))
 
 
 class ReplayRepository:
@@ -149,14 +172,18 @@ class ReplayRepository:
     def save_results(
         self, run_id: int, results: Sequence[RuleResult], version_by_key: Mapping[str, int],
         spans: Mapping[tuple[str, int], Sequence[tuple[str, int, int, str]]] | None = None,
+        max_trajectory_pk: int | None = None,
     ) -> None:
         """Save a chunk of finished rule results and their pair outcomes in one transaction.
 
         Plain ``executemany`` inserts (no ORM objects): saving must not cost more than scoring.
         Result ids are assigned here (max + 1 …) inside the write transaction, which is what
         lets the outcomes be inserted in the same ``executemany``. ``spans`` is optional:
-        highlight spans are normally explained when a row is shown (``evidence_spans``);
-        given spans are stored as they are.
+        highlight spans are normally explained when a row is shown (``evidence_spans``).
+
+        With ``max_trajectory_pk`` (the run's largest trajectory key) and a result's
+        ``recall_spec``, the score-0 ``missed`` rows are not stored: the pool is stored once
+        and ``replay_outcome`` derives them (``migrations_scale``). Readers see the same rows.
         """
         if not results:
             return
@@ -167,7 +194,8 @@ class ReplayRepository:
             connection.exec_driver_sql("UPDATE replay_run SET pairs = pairs WHERE id = ?", (run_id,))
             first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
             result_rows = []
-            outcome_rows = []
+            outcome_rows: list[tuple[Any, ...]] = []
+            pool_rows = []
             for offset, result in enumerate(results):
                 result_id = first + offset
                 p_ci, r_ci = result.precision_ci, result.recall_ci
@@ -178,16 +206,26 @@ class ReplayRepository:
                     result.recall, r_ci[0] if r_ci else None, r_ci[1] if r_ci else None,
                     _pool_json(result.recall_pool), _pool_json(result.precision_pool), result.attribution,
                 ))
+                outcomes: Sequence[PairOutcome] = result.outcomes
+                zero = _zero_missed(result) if max_trajectory_pk is not None and not spans else None
+                if zero is not None:
+                    spec = result.recall_spec
+                    assert spec is not None
+                    pool_rows.append((result_id, spec.domain, spec.exclude_key, spec.exclude_id, max_trajectory_pk,
+                                      zero.view, zero.cosine, zero.margin))
+                    outcomes = [o for o in outcomes if not (o.bucket == "missed" and _same_values(o, zero))]
                 head = (result_id,)
                 if not spans:  # PairOutcome's field order is the column order of _INSERT_OUTCOME
-                    outcome_rows.extend(head + tuple(o) + (None,) for o in result.outcomes)
+                    outcome_rows.extend(head + tuple(o) + (None,) for o in outcomes)
                     continue
-                for o in result.outcomes:
+                for o in outcomes:
                     given = spans.get((result.rule_key, o.trajectory_key))
                     outcome_rows.append(
                         head + tuple(o) + (None if given is None else json.dumps([list(x) for x in given]),)
                     )
             connection.exec_driver_sql(_INSERT_RESULT, result_rows)
+            if pool_rows:
+                connection.exec_driver_sql(_INSERT_POOL, pool_rows)
             if outcome_rows:
                 connection.exec_driver_sql(_INSERT_OUTCOME, outcome_rows)
 

@@ -126,3 +126,23 @@ def test_the_comparison_covers_pairs_lifted_only_by_a_floor() -> None:
         floors |= {o.floor for r in pruned.results for o in r.outcomes if o.bucket != "missed"}
     assert {"semantic", "alias_token"} <= floors or {"semantic", "alias_phrase"} <= floors, floors
     assert set(FLOOR_CODES) >= floors
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_the_stored_pool_spec_describes_the_recall_pool_exactly(seed: int) -> None:
+    """What the store keeps to derive missed rows is the same pool the run used."""
+    from core.replay.domains import trigger_group
+    from core.replay.pools import PoolIndex, rule_pools, spec_mask
+
+    rules, trajectories = _replay_inputs(seed)
+    rng = random.Random(seed)
+    index = PoolIndex.build(trajectories)
+    for profile in (WORKBENCH, REPLAY_REFERENCE):
+        for rule in rules:
+            # Some rules with no source, a source outside the set, or a tiny domain.
+            rule = rng.choice([rule, ReplayRule(key="x", trigger=rule.trigger),
+                               ReplayRule(key="y", trigger="t", source_trajectory_id="T-1", source_key=999,
+                                          domain=rng.choice(["git", "python", "nowhere", None]))])
+            pools = rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None)
+            assert np.array_equal(spec_mask(pools.recall_spec, index), pools.recall)

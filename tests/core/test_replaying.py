@@ -116,3 +116,35 @@ def test_evidence_pages_read_one_bucket_page_in_the_bundle_order(store: Store) -
     paged = [o.trajectory_pk for start in range(0, len(whole), 3) for o in workspace.evidence_page(
         result.id, "missed", offset=start, limit=3)]
     assert len(whole) > 3 and paged == whole
+
+
+def _view_rows(store: Store, result_id: int) -> list[tuple[object, ...]]:
+    with store.session() as session:
+        return sorted(session.connection().exec_driver_sql(
+            "SELECT trajectory_pk, bucket, score, token_f1, bigram, cosine, view, floor, threshold, margin "
+            "FROM replay_outcome WHERE result_id = ?", (result_id,)).all())
+
+
+@pytest.mark.parametrize("profile", [REFERENCE_0_3_1, WORKBENCH.with_(semantic=False)], ids=["reference", "workbench"])
+def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile: object) -> None:
+    """Score-0 missed pairs are derived from the pool stored once per rule; every reader
+    (they all read the replay_outcome view) gets the rows a full store would hold."""
+    materialise_expected_rules(store)
+    derived = run_replay(store, profile, derive_missed=True)  # type: ignore[arg-type]
+    full = run_replay(store, profile, derive_missed=False)  # type: ignore[arg-type]
+    repo = ReplayRepository(store)
+    pairs = list(zip(repo.results(derived.run_id), repo.results(full.run_id)))
+    assert pairs and all(a.rule_version_id == b.rule_version_id for a, b in pairs)
+    for a, b in pairs:
+        assert _view_rows(store, a.id) == _view_rows(store, b.id)
+        assert [o.trajectory_pk for o in repo.outcomes(a.id, "missed")] == [
+            o.trajectory_pk for o in repo.outcomes(b.id, "missed")]
+    with store.session() as session:
+        def stored(run_id: int) -> int:
+            return int(session.connection().exec_driver_sql(
+                "SELECT count(*) FROM replay_outcome_stored s JOIN replay_result r ON r.id = s.result_id "
+                "WHERE r.run_id = ?", (run_id,)).scalar() or 0)
+        missed = int(session.connection().exec_driver_sql(
+            "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
+            "WHERE r.run_id = ? AND o.bucket = 'missed'", (derived.run_id,)).scalar() or 0)
+        assert missed > 0 and stored(derived.run_id) <= stored(full.run_id) - missed // 2
