@@ -194,12 +194,27 @@ def main() -> int:
     wal = Path(f"{path}-wal")
     size = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
     with store.session() as session:
-        outcomes = int(session.connection().exec_driver_sql(
+        connection = session.connection()
+        outcomes = int(connection.exec_driver_sql(
             "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id WHERE r.run_id = ?",
             (summary.run_id,)).scalar() or 0)
+        stored = int(connection.exec_driver_sql(
+            "SELECT count(*) FROM replay_outcome_stored o JOIN replay_result r ON r.id = o.result_id "
+            "WHERE r.run_id = ?", (summary.run_id,)).scalar() or 0)
+        all_stored = int(connection.exec_driver_sql("SELECT count(*) FROM replay_outcome_stored").scalar() or 0)
+        try:
+            table_bytes = int(connection.exec_driver_sql(
+                "SELECT sum(pgsize) FROM dbstat WHERE name IN ('replay_outcome_stored', 'ix_outcome_stored_pair')"
+            ).scalar() or 0)
+        except Exception:  # dbstat is a compile-time option of SQLite
+            table_bytes = 0
     per_million = 1e6 / max(1, summary.pairs)
-    say("stored per run", f"{outcomes:,} outcome rows ({outcomes * per_million:,.0f} per 10^6 pairs); "
-                          f"store file {size / 1e6:,.0f} MB after 2 runs")
+    say("outcomes per run", f"{outcomes:,} rows as read ({outcomes * per_million:,.0f} per 10^6 pairs), "
+                            f"{stored:,} stored ({stored * per_million:,.0f} per 10^6 pairs)")
+    if table_bytes and all_stored:
+        say("stored outcome size", f"{table_bytes / all_stored:.0f} bytes per row with its index; "
+                                   f"{table_bytes / all_stored * stored * per_million / 1e6:.1f} MB per 10^6 pairs; "
+                                   f"store file {size / 1e6:,.0f} MB after 2 runs")
 
     if args.semantic:
         embedder, why = make_embedder(store)
