@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from core.matching.profile import REFERENCE_0_3_1, MatcherProfile, SemanticTarget
@@ -60,6 +62,35 @@ def _cosines(a: np.ndarray, norms_a: np.ndarray, b: np.ndarray, norms_b: np.ndar
     return np.clip(cos, 0.0, 1.0)
 
 
+@dataclass(frozen=True)
+class CosineTargets:
+    """The trajectory side of :func:`cosine_matrix`, converted and normed once: a replay
+    computes many rule chunks against the same targets."""
+
+    primary: np.ndarray
+    primary_norms: np.ndarray
+    secondary: np.ndarray | None
+    secondary_norms: np.ndarray | None
+
+    @classmethod
+    def of(cls, primary_vecs: np.ndarray, secondary_vecs: np.ndarray | None = None,
+           has_secondary: np.ndarray | None = None) -> CosineTargets:
+        prim, prim_norms = _rows(primary_vecs)
+        if secondary_vecs is None:
+            return cls(prim, prim_norms, None, None)
+        second, second_norms = _rows(secondary_vecs)
+        if has_secondary is not None:
+            second_norms = np.where(np.asarray(has_secondary, dtype=bool), second_norms, 0.0)
+        return cls(prim, prim_norms, second, second_norms)
+
+    def cosines(self, trigger_vecs: np.ndarray) -> np.ndarray:
+        trig, trig_norms = _rows(trigger_vecs)
+        cos = _cosines(trig, trig_norms, self.primary, self.primary_norms)
+        if self.secondary is not None and self.secondary_norms is not None:
+            cos = np.maximum(cos, _cosines(trig, trig_norms, self.secondary, self.secondary_norms))
+        return cos
+
+
 def cosine_matrix(
     trigger_vecs: np.ndarray,
     primary_vecs: np.ndarray,
@@ -71,12 +102,4 @@ def cosine_matrix(
     ``secondary_vecs`` rows for trajectories without a secondary text may be zeros or NaN,
     or be masked out with ``has_secondary`` (bool [T]).
     """
-    trig, trig_norms = _rows(trigger_vecs)
-    prim, prim_norms = _rows(primary_vecs)
-    cos = _cosines(trig, trig_norms, prim, prim_norms)
-    if secondary_vecs is not None:
-        second, second_norms = _rows(secondary_vecs)
-        if has_secondary is not None:
-            second_norms = np.where(np.asarray(has_secondary, dtype=bool), second_norms, 0.0)
-        cos = np.maximum(cos, _cosines(trig, trig_norms, second, second_norms))
-    return cos
+    return CosineTargets.of(primary_vecs, secondary_vecs, has_secondary).cosines(trigger_vecs)

@@ -93,6 +93,7 @@ class SemanticCosines:
     secondary_vecs: np.ndarray  # [T, D]
     has_secondary: np.ndarray  # [T] bool
     unique_texts: int
+    targets: msemantic.CosineTargets | None = None  # the [T] side, converted once
 
     @classmethod
     def prepare(
@@ -129,6 +130,6 @@ class SemanticCosines:
         )
 
     def block(self, lo: int, hi: int) -> np.ndarray:
-        return msemantic.cosine_matrix(
-            self.trigger_vecs[lo:hi], self.primary_vecs, self.secondary_vecs, self.has_secondary
-        )
+        if self.targets is None:
+            self.targets = msemantic.CosineTargets.of(self.primary_vecs, self.secondary_vecs, self.has_secondary)
+        return self.targets.cosines(self.trigger_vecs[lo:hi])
