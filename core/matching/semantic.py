@@ -10,7 +10,6 @@ A missing or zero vector gives cosine 0, which therefore never changes the max.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from dataclasses import dataclass
 
 import numpy as np
