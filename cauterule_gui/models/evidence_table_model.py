@@ -37,7 +37,7 @@ class EvidenceTableModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.bucket = "prevented"
-        self._rows: list[StoredOutcome] = []
+        self._rows: Sequence[StoredOutcome] = []
         self._viewed: set[int] = set()
         self._waived: dict[int, str] = {}
         self._marks: dict[int | None, str] = {}
@@ -46,7 +46,7 @@ class EvidenceTableModel(QAbstractTableModel):
                  waived: Mapping[int, str], marks: Mapping[int | None, str]) -> None:
         self.beginResetModel()
         self.bucket = bucket
-        self._rows = list(rows)
+        self._rows = rows  # a paged sequence (PagedOutcomes): rows are read as they are shown
         self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
         self.endResetModel()
 

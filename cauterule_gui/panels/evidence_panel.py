@@ -79,7 +79,7 @@ class EvidencePanel(QWidget):
         super().__init__(parent)
         self.rule: WorkspaceRule | None = None
         self.result: StoredResult | None = None
-        self._outcomes: dict[str, list[StoredOutcome]] = {b: [] for b in BUCKETS}
+        self._outcomes: dict[str, Sequence[StoredOutcome]] = {b: [] for b in BUCKETS}
         self._viewed: set[int] = set()
         self._waived: dict[int, str] = {}
         self._marks: dict[int | None, str] = {}
@@ -191,7 +191,7 @@ class EvidencePanel(QWidget):
         same_result = (self.result is not None and result is not None and self.result.id == result.id)
         previous_pk = self.current_outcome().trajectory_pk if same_result and self.current_outcome() else None
         self.rule, self.result = rule, result
-        self._outcomes = {b: list(outcomes.get(b, ())) for b in BUCKETS}
+        self._outcomes = {b: outcomes.get(b, ()) for b in BUCKETS}  # paged: rows are read as shown
         self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
         self._show_header()
         for i, bucket in enumerate(BUCKETS):

@@ -9,7 +9,7 @@ count), computed in the same query.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,7 +94,7 @@ class EvidenceBundle:
     """Everything the evidence board shows for one result, read in one session."""
 
     result: StoredResult | None
-    outcomes: dict[str, list[StoredOutcome]]
+    outcomes: dict[str, Sequence[StoredOutcome]]  # PagedOutcomes from evidence_bundle
     viewed: frozenset[int]
     waived: dict[int, str]
     marks: dict[int | None, str]
@@ -234,6 +234,49 @@ def _workspace_rule(r: Any) -> WorkspaceRule:
     )
 
 
+class PagedOutcomes(Sequence[StoredOutcome]):
+    """One bucket of a result's evidence, in the evidence order, read a page at a time.
+
+    Behaves as a read-only list (len, index, slice, iterate); a page is fetched the first
+    time one of its rows is asked for and kept.
+    """
+
+    PAGE = 200
+
+    def __init__(self, repository: WorkspaceRepository, result_id: int, bucket: str, total: int) -> None:
+        self._repository, self._result_id, self._bucket, self._total = repository, result_id, bucket, total
+        self._pages: dict[int, list[StoredOutcome]] = {}
+
+    def __len__(self) -> int:
+        return self._total
+
+    def _row(self, index: int) -> StoredOutcome:
+        page, offset = divmod(index, self.PAGE)
+        rows = self._pages.get(page)
+        if rows is None:
+            rows = self._repository.evidence_page(self._result_id, self._bucket, page * self.PAGE, self.PAGE)
+            self._pages[page] = rows
+        if offset >= len(rows):  # the run's rows never change; a shorter page means a deleted trajectory
+            raise IndexError(index)
+        return rows[offset]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(*index.indices(self._total))]
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        return self._row(index)
+
+    def __iter__(self) -> Iterator[StoredOutcome]:
+        for i in range(self._total):
+            try:
+                yield self._row(i)
+            except IndexError:
+                return
+
+
 class WorkspaceRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -351,15 +394,10 @@ class WorkspaceRepository:
                 ),
                 {"id": result_id},
             ).mappings().first()
-            outcome_rows = session.execute(
-                text(
-                    """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus
-                       FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                       JOIN corpus c ON c.id = t.corpus_id WHERE o.result_id = :result
-                       ORDER BY o.score DESC, t.id"""
-                ),
-                {"result": result_id},
-            ).mappings().all()
+            counts = dict(session.execute(
+                text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
+                {"res": result_id},
+            ).all())
             flags: dict[str, Any] = {"viewed": [], "waived": [], "marks": []}
             if reviewer:
                 params = {"r": reviewer, "res": result_id}
@@ -374,9 +412,12 @@ class WorkspaceRepository:
                     text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
                          "ORDER BY id"), params
                 ).all()
-        outcomes: dict[str, list[StoredOutcome]] = {b: [] for b in BUCKETS}
-        for r in outcome_rows:
-            outcomes.setdefault(r["bucket"], []).append(outcome_from_row(self._store, r))
+        # Each bucket reads its rows a page at a time as the table scrolls: a result with
+        # 10^4 evidence rows opens by reading one page, not all of them.
+        buckets = (*BUCKETS, *sorted(set(counts) - set(BUCKETS)))
+        outcomes: dict[str, Sequence[StoredOutcome]] = {
+            b: PagedOutcomes(self, result_id, b, int(counts.get(b, 0))) for b in buckets
+        }
         return EvidenceBundle(
             result=_stored_result(row) if row is not None else None, outcomes=outcomes,
             viewed=frozenset(int(v[0]) for v in flags["viewed"]),

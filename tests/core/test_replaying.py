@@ -148,3 +148,21 @@ def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile
             "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
             "WHERE r.run_id = ? AND o.bucket = 'missed'", (derived.run_id,)).scalar() or 0)
         assert missed > 0 and stored(derived.run_id) <= stored(full.run_id) - missed // 2
+
+
+def test_the_evidence_bundle_reads_rows_a_page_at_a_time(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.store.workspace_repo import PagedOutcomes, WorkspaceRepository
+
+    monkeypatch.setattr(PagedOutcomes, "PAGE", 3)
+    materialise_expected_rules(store)
+    summary = run_replay(store, REFERENCE_0_3_1)
+    workspace = WorkspaceRepository(store)
+    result = max(ReplayRepository(store).results(summary.run_id), key=lambda r: r.missed_n)
+    missed = workspace.evidence_bundle(result.id, None).outcomes["missed"]
+    assert isinstance(missed, PagedOutcomes) and len(missed) == result.missed_n > 6
+    assert missed._pages == {}  # opening the result read no evidence row
+    assert missed[4].trajectory_pk == workspace.evidence_page(result.id, "missed", 4, 1)[0].trajectory_pk
+    assert set(missed._pages) == {1}
+    assert [o.trajectory_pk for o in missed] == [o.trajectory_pk for o in workspace.evidence_page(
+        result.id, "missed", 0, 10**6)]
+    assert missed[-1] == list(missed)[-1] and missed[1:3] == list(missed)[1:3]
