@@ -9,7 +9,7 @@ count), computed in the same query.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,8 @@ from sqlalchemy import text
 
 from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
-from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result, outcome_from_row
+from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
+from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
 from core.store.review_repo import append_audit
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
 from core.timeutil import utc_now
@@ -234,49 +235,6 @@ def _workspace_rule(r: Any) -> WorkspaceRule:
     )
 
 
-class PagedOutcomes(Sequence[StoredOutcome]):
-    """One bucket of a result's evidence, in the evidence order, read a page at a time.
-
-    Behaves as a read-only list (len, index, slice, iterate); a page is fetched the first
-    time one of its rows is asked for and kept.
-    """
-
-    PAGE = 200
-
-    def __init__(self, repository: WorkspaceRepository, result_id: int, bucket: str, total: int) -> None:
-        self._repository, self._result_id, self._bucket, self._total = repository, result_id, bucket, total
-        self._pages: dict[int, list[StoredOutcome]] = {}
-
-    def __len__(self) -> int:
-        return self._total
-
-    def _row(self, index: int) -> StoredOutcome:
-        page, offset = divmod(index, self.PAGE)
-        rows = self._pages.get(page)
-        if rows is None:
-            rows = self._repository.evidence_page(self._result_id, self._bucket, page * self.PAGE, self.PAGE)
-            self._pages[page] = rows
-        if offset >= len(rows):  # the run's rows never change; a shorter page means a deleted trajectory
-            raise IndexError(index)
-        return rows[offset]
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self._row(i) for i in range(*index.indices(self._total))]
-        if index < 0:
-            index += self._total
-        if not 0 <= index < self._total:
-            raise IndexError(index)
-        return self._row(index)
-
-    def __iter__(self) -> Iterator[StoredOutcome]:
-        for i in range(self._total):
-            try:
-                yield self._row(i)
-            except IndexError:
-                return
-
-
 class WorkspaceRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -394,10 +352,6 @@ class WorkspaceRepository:
                 ),
                 {"id": result_id},
             ).mappings().first()
-            counts = dict(session.execute(
-                text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
-                {"res": result_id},
-            ).all())
             flags: dict[str, Any] = {"viewed": [], "waived": [], "marks": []}
             if reviewer:
                 params = {"r": reviewer, "res": result_id}
@@ -414,9 +368,10 @@ class WorkspaceRepository:
                 ).all()
         # Each bucket reads its rows a page at a time as the table scrolls: a result with
         # 10^4 evidence rows opens by reading one page, not all of them.
+        counts = evidence_counts(self._store, result_id)
         buckets = (*BUCKETS, *sorted(set(counts) - set(BUCKETS)))
         outcomes: dict[str, Sequence[StoredOutcome]] = {
-            b: PagedOutcomes(self, result_id, b, int(counts.get(b, 0))) for b in buckets
+            b: PagedOutcomes(self._store, result_id, b, counts.get(b, 0)) for b in buckets
         }
         return EvidenceBundle(
             result=_stored_result(row) if row is not None else None, outcomes=outcomes,
@@ -427,29 +382,11 @@ class WorkspaceRepository:
 
     def evidence_counts(self, result_id: int) -> dict[str, int]:
         """Rows per bucket of one result (what the bucket tabs show before any row is read)."""
-        with self._store.session() as session:
-            rows = session.execute(
-                text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
-                {"res": result_id},
-            ).all()
-        return {str(b): int(n) for b, n in rows}
+        return evidence_counts(self._store, result_id)
 
     def evidence_page(self, result_id: int, bucket: str, offset: int = 0, limit: int = 200) -> list[StoredOutcome]:
-        """One page of a bucket's evidence in the evidence table's order (score, then id),
-        read through ``ix_outcome_result_bucket_score``: a result with 10^4 rows opens by
-        reading one page, not all of them."""
-        with self._store.session() as session:
-            rows = session.execute(
-                text(
-                    """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus
-                       FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                       JOIN corpus c ON c.id = t.corpus_id
-                       WHERE o.result_id = :res AND o.bucket = :bucket
-                       ORDER BY o.score DESC, t.id LIMIT :limit OFFSET :offset"""
-                ),
-                {"res": result_id, "bucket": bucket, "limit": int(limit), "offset": int(offset)},
-            ).mappings().all()
-        return [outcome_from_row(self._store, r) for r in rows]
+        """One page of a bucket's evidence in the evidence table's order (score, then id)."""
+        return evidence_page(self._store, result_id, bucket, offset, limit)
 
     def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
         """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
