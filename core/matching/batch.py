@@ -11,9 +11,8 @@ over rules, trajectories, phrases or context items, never over rule x trajectory
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -22,10 +21,9 @@ from core.matching.profile import REFERENCE_0_3_1, AliasPhraseMode, MatcherProfi
 from core.matching.rule import RuleText, prepare_rule
 from core.matching.score import prefilter_reason, trigger_domain_group
 from core.matching.semantic import cosine_matrix, semantic_pairs
-from core.matching.tables import DOMAIN_GROUPS
-from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
+from core.matching.text import normalize
+from core.matching.view_index import _GROUP_CODE, ViewIndex, _binary, index_views
 from core.matching.views import TrajectoryViews
-from core.matching.word_index import WordIndex
 
 __all__ = [
     "BLOCKED_CODES",
@@ -54,164 +52,6 @@ BLOCKED_CODES: tuple[str | None, ...] = (None, "prefilter", "below_threshold", "
                                          "context")
 _V = {name: np.int8(code) for code, name in enumerate(VIEW_CODES)}
 _F = {name: np.int8(code) for code, name in enumerate(FLOOR_CODES)}
-_GROUP_CODE = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
-
-
-@dataclass(frozen=True)
-class ViewIndex:
-    """Trajectory-side precomputation; build once with :func:`index_views`, reuse across
-    rule sets (the what-if loop)."""
-
-    views: tuple[TrajectoryViews, ...]
-    vocab: dict[str, int]
-    hay_tokens: sparse.csr_matrix  # [T, V] 0/1
-    sig_tokens: sparse.csr_matrix
-    union_tokens: sparse.csr_matrix  # H or S
-    ref_tokens: sparse.csr_matrix
-    hay_size: np.ndarray  # [T] |tok(H)|
-    sig_size: np.ndarray
-    bigram_vocab: dict[tuple[str, str], int]
-    hay_bigrams: sparse.csr_matrix  # [T, Bv]
-    sig_bigrams: sparse.csr_matrix
-    hay_joined: str
-    hay_starts: np.ndarray
-    sig_joined: str
-    sig_starts: np.ndarray
-    ref_joined: str
-    ref_starts: np.ndarray
-    domain_norm: tuple[str | None, ...]
-    group: np.ndarray  # [T] int, -1 unknown
-    success: np.ndarray  # [T] bool
-    words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
-    _transposed: dict[str, sparse.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
-
-    def __len__(self) -> int:
-        return len(self.views)
-
-    def columns(self, name: str) -> sparse.csr_matrix:
-        """``getattr(self, name).T`` as CSR [V, T], built once: every chunk multiplies by it,
-        and transposing per chunk cost more than the products."""
-        matrix = self._transposed.get(name)
-        if matrix is None:
-            matrix = getattr(self, name).T.tocsr()
-            self._transposed[name] = matrix
-        return matrix
-
-    def contains(self, needle: str, view: str) -> np.ndarray:
-        """bool [T]: which trajectories' view ``hay`` / ``sig`` / ``ref`` contains ``needle``.
-
-        With word indexes (the default) only trajectories that can hold the needle are
-        tested (exact, see ``word_index``); without them the joined texts are scanned.
-        """
-        if self.words is not None:
-            return self.words[view].contains(needle)
-        joined, starts = {
-            "hay": (self.hay_joined, self.hay_starts),
-            "sig": (self.sig_joined, self.sig_starts),
-            "ref": (self.ref_joined, self.ref_starts),
-        }[view]
-        return _contains(needle, joined, starts, len(self.views))
-
-
-def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
-    starts = np.zeros(len(texts), dtype=np.int64)
-    position = 0
-    for i, text in enumerate(texts):
-        starts[i] = position
-        position += len(text) + 1
-    return "\n".join(texts), starts
-
-
-def _contains(needle: str, joined: str, starts: np.ndarray, count: int) -> np.ndarray:
-    """bool [count]: which of the joined texts contain *needle* (non-empty, no newline)."""
-    found = np.zeros(count, dtype=bool)
-    if not needle or count == 0:
-        return found
-    offsets = [m.start() for m in re.finditer(re.escape(needle), joined)]
-    if offsets:
-        found[np.searchsorted(starts, np.asarray(offsets), side="right") - 1] = True
-    return found
-
-
-def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.csr_matrix:
-    indptr = [0]
-    indices: list[int] = []
-    for row in rows:
-        indices.extend(sorted(set(row)))
-        indptr.append(len(indices))
-    data = np.ones(len(indices), dtype=np.float64)
-    return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
-
-
-#: below this many trajectories a scan of the joined texts is cheaper than the word index
-PRUNE_MIN_TRAJECTORIES = 2_000
-
-
-def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> ViewIndex:
-    """``prune``: build word indexes so substring tests touch only candidate trajectories
-    (exact). ``False`` scans every text (the property test's oracle); ``None`` prunes from
-    ``PRUNE_MIN_TRAJECTORIES`` trajectories up."""
-    views = tuple(views)
-    if prune is None:
-        prune = len(views) >= PRUNE_MIN_TRAJECTORIES
-    count = len(views)
-    vocab: dict[str, int] = {}
-    bigram_vocab: dict[tuple[str, str], int] = {}
-
-    def ids(tokens: Iterable[str]) -> list[int]:
-        return [vocab.setdefault(t, len(vocab)) for t in tokens]
-
-    def bids(pairs: Iterable[tuple[str, str]]) -> list[int]:
-        return [bigram_vocab.setdefault(p, len(bigram_vocab)) for p in pairs]
-
-    hay_rows, sig_rows, ref_rows, hb_rows, sb_rows = [], [], [], [], []
-    for view in views:
-        hay_ordered = ordered_content_tokens(view.haystack)
-        sig_ordered = ordered_content_tokens(view.signature)
-        hay_rows.append(ids(hay_ordered))
-        sig_rows.append(ids(sig_ordered))
-        ref_rows.append(ids(content_tokens(view.reference_signature)))
-        hb_rows.append(bids(bigrams(hay_ordered)))
-        sb_rows.append(bids(bigrams(sig_ordered)))
-    n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
-    hay = _binary(hay_rows, count, n_vocab)
-    sig = _binary(sig_rows, count, n_vocab)
-    union = _binary((a + b for a, b in zip(hay_rows, sig_rows)), count, n_vocab)
-    hay_joined, hay_starts = _joined([v.haystack for v in views])
-    sig_joined, sig_starts = _joined([v.signature for v in views])
-    ref_joined, ref_starts = _joined([v.reference_signature for v in views])
-    groups = []
-    for view in views:
-        segment = view.failure_class.split("/")[0] if view.failure_class else ""
-        group = DOMAIN_GROUPS.get(segment.lower()) if segment else None
-        groups.append(-1 if group is None else _GROUP_CODE[group])
-    return ViewIndex(
-        views=views,
-        vocab=vocab,
-        hay_tokens=hay,
-        sig_tokens=sig,
-        union_tokens=union,
-        ref_tokens=_binary(ref_rows, count, n_vocab),
-        hay_size=np.asarray(hay.sum(axis=1)).ravel(),
-        sig_size=np.asarray(sig.sum(axis=1)).ravel(),
-        bigram_vocab=bigram_vocab,
-        hay_bigrams=_binary(hb_rows, count, n_bigrams),
-        sig_bigrams=_binary(sb_rows, count, n_bigrams),
-        hay_joined=hay_joined,
-        hay_starts=hay_starts,
-        sig_joined=sig_joined,
-        sig_starts=sig_starts,
-        ref_joined=ref_joined,
-        ref_starts=ref_starts,
-        domain_norm=tuple(None if v.domain is None else normalize(v.domain) for v in views),
-        group=np.asarray(groups, dtype=np.int64),
-        success=np.asarray([v.success for v in views], dtype=bool),
-        words={
-            "hay": WordIndex([v.haystack for v in views]),
-            "sig": WordIndex([v.signature for v in views]),
-            "ref": WordIndex([v.reference_signature for v in views]),
-        } if prune else None,
-    )
 
 
 @dataclass(frozen=True)
