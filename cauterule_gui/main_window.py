@@ -136,6 +136,9 @@ class MainWindow(QMainWindow):
         self.model_label.setText(self.replay.model_state)
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
+        from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
+
+        self.loop = install_loop(self)
         self._restore_settings()
 
     # -- construction ------------------------------------------------------------------
