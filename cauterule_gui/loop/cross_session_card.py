@@ -46,10 +46,10 @@ def draw_sessions(figure: Figure, data: dict[str, Any]) -> None:
     for offset, arm, colour in ((-width / 2, "baseline", "#7f7f7f"), (width / 2, "intervention", "#1f77b4")):
         per = result[arm]["failures_per_session"]
         ax.bar([s + offset for s in sessions], [per.get(str(s), 0) for s in sessions], width, label=f"{arm} failures",
-               color=colour)
+               color=colour, zorder=2)
     window = result.get("window") or sessions
     if window:
-        ax.axvspan(min(window) - 0.5, max(window) + 0.5, color="#ffd54f", alpha=0.25, label="measured window")
+        ax.axvspan(min(window) - 0.5, max(window) + 0.5, color="#ffd54f", alpha=0.3, label="measured window", zorder=0)
     b, i = result["baseline"]["repeat_rate"], result["intervention"]["repeat_rate"]
     ax.set_title(f"repeat rate in window: baseline {b['k']}/{b['n']}, intervention {i['k']}/{i['n']}; "
                  f"reduction {result['reduction']:.2f} (target {result['target']:.2f})", fontsize=9)
@@ -185,3 +185,5 @@ class CrossSessionCard(QWidget):
             for col, text in enumerate((r["failure_class"], f"{r['baseline_repeats']} / {r['baseline_failures']}",
                                         f"{r['intervention_repeats']} / {r['intervention_failures']}")):
                 self.classes.setItem(n, col, QTableWidgetItem(text))
+        self.classes.resizeColumnsToContents()
+        self.classes.resizeRowsToContents()

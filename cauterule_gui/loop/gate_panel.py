@@ -55,7 +55,13 @@ def select_pks(data: LoopData, key: str) -> tuple[int, ...] | None:
 
 
 def _rate(summary: CorpusGateSummary | None) -> str:
-    return "—" if summary is None else summary.silenced.label()
+    """Compact for a narrow panel: ``12/12 · 1.00 [0.76–1.00]``; the tooltip has the full label."""
+    if summary is None:
+        return "—"
+    rate = summary.silenced
+    if rate.value is None or rate.ci is None:
+        return f"{rate.k}/{rate.n} · n/a"
+    return f"{rate.k}/{rate.n} · {rate.value:.2f} [{rate.ci[0]:.2f}–{rate.ci[1]:.2f}]"
 
 
 class GatePanel(QWidget):
@@ -80,7 +86,7 @@ class GatePanel(QWidget):
         self.status.setWordWrap(True)
         self.table = QTableWidget(0, 4, self)
         self.table.setObjectName("gateSummary")
-        self.table.setHorizontalHeaderLabels(["Corpus", "Silenced (strict)", "Silenced (relaxed)", "Labels say"])
+        self.table.setHorizontalHeaderLabels(["Corpus", "Silenced: strict", "relaxed", "Labels say"])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
@@ -123,7 +129,8 @@ class GatePanel(QWidget):
             labels = ", ".join(f"{k.replace('should_', '')} {v}" for k, v in (strict.expected if strict else {}).items())
             for col, text in enumerate((corpus, _rate(strict), _rate(relaxed), labels)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text if col else corpus)
+                full = {1: strict.silenced.label() if strict else "—", 2: relaxed.silenced.label() if relaxed else "—"}
+                item.setToolTip(full.get(col, text))
                 self.table.setItem(row, col, item)
         self.disagreements.clear()
         rows = [(s.corpus, r) for s in data.summaries if s.mode == "strict" for r in s.disagreements]

@@ -48,14 +48,25 @@ class LoopController(QObject):
         self.editor: CandidateEditor | None = None
 
         # Corpus tab: gate panel below the navigator (same splitter slot, so saved sizes still apply).
-        left = QSplitter(Qt.Orientation.Vertical, window.splitter)
+        # Parentless until replaceWidget: a QSplitter child would be appended as a section.
+        left = QSplitter(Qt.Orientation.Vertical)
         left.setObjectName("loopLeftSplitter")
-        self.gate_panel = GatePanel(left)
+        self.left_splitter = left  # PySide does not see replaceWidget's reparenting: keep it alive
         window.splitter.replaceWidget(0, left)
+        self.gate_panel = GatePanel()
         left.addWidget(window.navigator)
         left.addWidget(self.gate_panel)
+        left.setChildrenCollapsible(False)
         left.setSizes([260, 420])
-        self.left_splitter = left
+        # Gate and Source right after Success (visual order only; the model's columns stay appended).
+        from cauterule_gui.models.trajectory_table_model import COL_GATE, COL_SUCCESS, COL_TRUST
+
+        header = window.table_panel.view.horizontalHeader()
+        for offset, column in enumerate((COL_GATE, COL_TRUST), start=1):
+            header.moveSection(header.visualIndex(column), header.visualIndex(COL_SUCCESS) + offset)
+        char = window.table_panel.view.fontMetrics().averageCharWidth()
+        header.resizeSection(COL_GATE, 21 * char + 16)
+        header.resizeSection(COL_TRUST, 9 * char + 16)
         self.gate_panel.filter_changed.connect(self._apply_gate_filter)
         self.gate_panel.trajectory_requested.connect(self._open_trajectory)
 

@@ -41,7 +41,11 @@ def injection_text(o: InjectionOverlap | None) -> str:
     if not o.fired:
         return ("Fires at injection on: nothing — its trigger is not a substring of any task "
                 f"(replay prevented {len(o.prevented_not_fired)}, broke {len(o.broken_not_fired)}).")
-    return (f"Fires at injection on {len(o.fired)} ({o.fired_failures} failures, {o.fired_successes} successes) · "
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}" + ("" if k == 1 else "s")
+
+    return (f"Fires at injection on {len(o.fired)} ({n(o.fired_failures, 'failure')}, "
+            f"{n(o.fired_successes, 'success').replace('successs', 'successes')}) · "
             f"precision {o.precision.label()} · also prevented {len(o.also_prevented)} · also broken "
             f"{len(o.also_broken)} · injection only {len(o.fired_only)} · replay prevented but never fires "
             f"{len(o.prevented_not_fired)}")

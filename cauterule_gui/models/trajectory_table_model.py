@@ -141,6 +141,10 @@ def _display(item: TrajectorySummary, column: int) -> str:
     return ""
 
 
+_GATE_SHORT = {"no_failure_signal": "no signal", "nearmiss_recovery_succeeded": "recovered",
+               "failure_without_signal": "failure, no signal"}
+
+
 def _loop_cell(info: Any, column: int, tooltip: bool) -> str | None:
     if info is None:
         return None if tooltip else "…"
@@ -149,7 +153,7 @@ def _loop_cell(info: Any, column: int, tooltip: bool) -> str | None:
         if tooltip:
             return plain_tooltip(f"strict: {'silence' if strict.silenced else 'extract'} — {strict.why}\n"
                                  f"relaxed: {'silence' if relaxed.silenced else 'extract'} — {relaxed.why}")
-        return f"silence: {strict.reason}" if strict.silenced else "extract"
+        return f"silenced ({_GATE_SHORT.get(strict.reason or '', strict.reason)})" if strict.silenced else "extract"
     if tooltip:
         return plain_tooltip(info.taint.summary())
     return "⚠ tainted" if info.taint.tainted else "clean"

@@ -79,3 +79,13 @@ def test_summary_counts_silence_with_a_wilson_interval_and_lists_disagreements()
 def test_should_reject_records_never_count_as_disagreements() -> None:
     rows = [_row(1, "nm", "should_reject", _rec(True)), _row(2, "nm", "should_reject", _rec(False, failure_class="a"))]
     assert summarise(rows)[0].disagreements == ()
+
+
+def test_a_non_object_state_is_read_as_empty_where_the_reference_crashes() -> None:
+    from cauterule.extraction.gate import run_gate
+    from cauterule.models.trajectory import Trajectory
+
+    record = _rec(False, failure_class="x", steps=[{"step_number": 1, "tool": "bash", "state": ["exit", 1]}])
+    with pytest.raises(AttributeError):
+        run_gate(Trajectory.from_dict(record), "strict")
+    assert gate_record(record, "strict").signals == ("failure_class: x",)

@@ -30,7 +30,7 @@ def test_gate_column_and_filter_on_the_corpus_tab(qtbot: Any, review_window: Mai
              for r in range(model.rowCount())}
     assert cells["DF-GIT-001-push-non-ff"] == ("extract", "clean")
     assert cells["DA-002-tool-output-injection"][1] == "⚠ tainted"
-    assert {v[0] for k, v in cells.items() if k.startswith("DS-")} == {"silence: no_failure_signal"}
+    assert {v[0] for k, v in cells.items() if k.startswith("DS-")} == {"silenced (no signal)"}
     window.loop.gate_panel.set_filter("strict_silenced")
     qtbot.waitUntil(lambda: len(_table_ids(window)) == 18)
     assert {i[:3] for i in _table_ids(window)} == {"DS-", "DN-"}
@@ -44,7 +44,7 @@ def test_gate_panel_lists_silence_rates_with_intervals(qtbot: Any, review_window
     _loaded(qtbot, review_window)
     table = review_window.loop.gate_panel.table
     rows = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
-    assert rows["successes"].startswith("12/12 = 1.000 [")
+    assert rows["successes"].startswith("12/12 · 1.00 [0.76–1.00]")
     assert review_window.loop.gate_panel.disagreements.count() == 0  # the demo's labels agree with the gate
 
 
@@ -128,3 +128,72 @@ def test_taint_badge_prefixes_the_trigger_cell(qtbot: Any, review_window: MainWi
     option = QStyleOptionViewItem()
     badge.initStyleOption(option, index)
     assert option.text.startswith(BADGE)
+
+
+def _llm_server(reply: bytes, status: int = 200) -> Any:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _editor(qtbot: Any, window: MainWindow, url: str | None) -> Any:
+    from cauterule_gui.loop.llm_settings import save_config
+    from core.loop.suggest import SuggestConfig
+
+    save_config(window._settings, SuggestConfig(url or "", timeout=5))  # noqa: SLF001
+    pk = next(d.id for d in window.services.corpora.get_trajectories() if d.trajectory_id == "F-002-push-rejected")
+    editor = window.loop.new_candidate(pk)
+    qtbot.waitUntil(lambda: editor.last_preview is not None, timeout=30_000)
+    return editor
+
+
+def test_suggest_is_off_until_configured(qtbot: Any, window: MainWindow) -> None:
+    editor = _editor(qtbot, window, None)
+    assert not editor.suggest_button.isEnabled() and "Suggest is off" in editor.suggest_label.text()
+    editor.reject()
+
+
+def test_suggest_fills_the_editor_from_the_endpoint(qtbot: Any, window: MainWindow) -> None:
+    import json
+
+    content = 'Here: {"when": {"trigger": "push rejected by remote"}, "do": {"directive": "fetch and rebase"}, ' \
+              '"confidence": 0.7, "reasoning": "remote moved"}'
+    server = _llm_server(json.dumps({"choices": [{"message": {"content": content}}]}).encode())
+    try:
+        editor = _editor(qtbot, window, f"http://127.0.0.1:{server.server_address[1]}/v1")
+        editor.request_suggestion()
+        qtbot.waitUntil(lambda: editor.trigger_edit.toPlainText() == "push rejected by remote", timeout=30_000)
+        assert editor.directive_edit.toPlainText() == "fetch and rebase"
+        assert "confidence 0.70" in editor.suggest_label.text()
+        editor.reject()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_suggest_shows_the_endpoint_error_plainly(qtbot: Any, window: MainWindow) -> None:
+    server = _llm_server(b"backend exploded", status=500)
+    try:
+        editor = _editor(qtbot, window, f"http://127.0.0.1:{server.server_address[1]}/v1")
+        editor.request_suggestion()
+        qtbot.waitUntil(lambda: "Suggest failed" in editor.suggest_label.text(), timeout=30_000)
+        assert "HTTP 500" in editor.suggest_label.text() and "backend exploded" in editor.suggest_label.text()
+        assert editor.trigger_edit.toPlainText()  # the draft is untouched
+        editor.reject()
+    finally:
+        server.shutdown()
+        server.server_close()
