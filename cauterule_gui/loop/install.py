@@ -24,6 +24,7 @@ from cauterule_gui.loop.candidate_editor import CandidateEditor
 from cauterule_gui.loop.gate_panel import GatePanel, LoopData
 from cauterule_gui.loop.rule_strip import RuleLoopStrip
 from cauterule_gui.loop.taint_badge import TaintBadgeDelegate, install_badge
+from cauterule_gui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
@@ -69,6 +70,14 @@ class LoopController(QObject):
         header.resizeSection(COL_TRUST, 9 * char + 16)
         self.gate_panel.filter_changed.connect(self._apply_gate_filter)
         self.gate_panel.trajectory_requested.connect(self._open_trajectory)
+
+        # Corpus tab detail pane: gate verdicts and the taint badge of the shown trajectory.
+        self.trajectory_badge = plain_label("", window.viewer)
+        self.trajectory_badge.setObjectName("trajectoryLoopBadge")
+        self.trajectory_badge.setWordWrap(True)
+        self.trajectory_badge.hide()
+        window.viewer.layout().insertWidget(1, self.trajectory_badge)
+        window.table_panel.trajectory_selected.connect(self._show_trajectory_badge)
 
         # Review tab: strip above the evidence buckets; badge on the rule table's trigger column.
         evidence = window.workspace.evidence
@@ -124,6 +133,19 @@ class LoopController(QObject):
             badge.parent().viewport().update()  # type: ignore[attr-defined]
         self.gate_panel.show_data(data)
         self.loop_loaded.emit(data)
+
+    def _show_trajectory_badge(self, pk: int) -> None:
+        info = self.data.info.get(pk) if self.data is not None else None
+        self.trajectory_badge.setVisible(info is not None)
+        if info is None:
+            return
+        text = f"Gate: strict {info.strict.why if info.strict.silenced else 'extract'} · relaxed " \
+               f"{info.relaxed.why if info.relaxed.silenced else 'extract'}"
+        if info.taint.tainted:
+            text = f"⚠ Tainted source: {info.taint.summary()}\n" + text
+        self.trajectory_badge.setText(text)
+        self.trajectory_badge.setStyleSheet("QLabel { background: #fde7c8; color: #5a3600; padding: 3px; }"
+                                            if info.taint.tainted else "")
 
     def _apply_gate_filter(self, pks: tuple[int, ...] | None) -> None:
         model = self.window.trajectory_model

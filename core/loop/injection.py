@@ -69,6 +69,16 @@ class PoolItem:
     pk: int
     task: str
     success: bool
+    lowered: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Lower-cased once per trajectory, not once per (rule, trajectory) pair.
+        object.__setattr__(self, "lowered", self.task.lower())
+
+
+def fires_unfiltered(item: PoolItem, trigger: str, context: tuple[str, ...]) -> bool:
+    """``fires(item.task, rule)`` with no filters, on pre-lowered text (same answer, faster)."""
+    return bool(trigger) and trigger in item.lowered and all(c in item.lowered for c in context)
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,10 @@ class InjectionOverlap:
 def overlap(rule: InjectionRule, pool: Iterable[PoolItem], prevented: Iterable[int], broken: Iterable[int],
             source_pk: int | None = None) -> InjectionOverlap:
     prevented_set, broken_set = set(prevented), set(broken)
-    fired: list[PoolItem] = [t for t in pool if t.pk != source_pk and fires(t.task, rule)]
+    trigger, context = rule.trigger.lower(), tuple(c.lower() for c in rule.context)
+    # Inlined fires_unfiltered (hot loop: rules x trajectories).
+    fired: list[PoolItem] = [] if not trigger else [
+        t for t in pool if trigger in t.lowered and t.pk != source_pk and all(c in t.lowered for c in context)]
     fired_pks = {t.pk for t in fired}
     failures = sum(1 for t in fired if not t.success)
     return InjectionOverlap(

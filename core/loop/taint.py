@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.corpus.validation import parse_strict_bool
+from core.store.review_repo import ApprovalRefused
 
 MARKERS: tuple[str, ...] = (
     "ignore previous instructions", "ignore all previous", "ignore the above", "disregard previous",
@@ -129,8 +130,9 @@ def scan_record_json(record_json: str) -> TaintReport:
 
 
 # -- approval hook ------------------------------------------------------------------------------
-class TaintJustificationRequired(ValueError):
-    """Approving a candidate whose source is tainted needs a written justification."""
+class TaintJustificationRequired(ApprovalRefused):
+    """Approving a candidate whose source is tainted needs a written justification (an
+    ApprovalRefused, so every approval path already shows it as a refusal)."""
 
 
 MIN_JUSTIFICATION = 10  # characters; "ok" is not a justification
@@ -146,7 +148,7 @@ def check_approval(report: TaintReport | None, justification: str | None) -> str
     text = (justification or "").strip()
     if len(text) < MIN_JUSTIFICATION:
         raise TaintJustificationRequired(
-            f"the source trajectory is tainted ({report.summary()}); approving needs a written justification "
+            f"approval refused: the source trajectory is tainted ({report.summary()}); approving needs a written justification "
             f"of at least {MIN_JUSTIFICATION} characters"
         )
     return text

@@ -89,3 +89,16 @@ def test_overlap_counts_fired_pool_against_replay_buckets() -> None:
     assert (result.also_prevented, result.also_broken, result.fired_only) == ((1,), (2,), (3,))
     assert result.prevented_not_fired == (4,)
     assert (result.precision.k, result.precision.n) == (2, 3)
+
+
+@pytest.mark.external
+def test_the_fast_unfiltered_path_agrees_with_fires(shared_corpus: Path) -> None:
+    from core.loop.injection import fires_unfiltered
+
+    records = shared_records(str(shared_corpus))
+    rules = _rules(shared_corpus, records)
+    for i, (_w, d) in enumerate(records):
+        item = PoolItem(i, str(d["task"]), False)
+        for rule in rules[:: 7]:
+            assert fires_unfiltered(item, rule.trigger.lower(), tuple(c.lower() for c in rule.context)) == fires(
+                item.task, rule)

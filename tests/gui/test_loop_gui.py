@@ -197,3 +197,13 @@ def test_suggest_shows_the_endpoint_error_plainly(qtbot: Any, window: MainWindow
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_detail_pane_shows_gate_and_taint_of_the_trajectory(qtbot: Any, review_window: MainWindow) -> None:
+    window = review_window
+    _loaded(qtbot, window)
+    window.tabs.setCurrentWidget(window.splitter)
+    pk = next(d.id for d in window.services.corpora.get_trajectories() if d.trajectory_id.startswith("DA-001"))
+    window.table_panel.trajectory_selected.emit(pk)
+    text = window.loop.trajectory_badge.text()
+    assert text.startswith("⚠ Tainted source: task: ignore previous instructions") and "Gate: strict extract" in text
