@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.promotion import QueueItem, approve, defer, reject, retire, supersede
+from core.decisions import BrokenNotOpened, DecisionRequest, decide
+from core.promotion import QueueItem
 from core.promotion.similarity import Similarity, from_embedder
 from core.store.promotion_repo import PromotionError
 from core.store.review_repo import ApprovalRefused, ReasonRequired
@@ -63,6 +64,7 @@ _WIDTHS = {qm.COL_GROUP: 14, qm.COL_RULE: 30, qm.COL_TRIGGER: 34, qm.COL_VERDICT
 class ApprovalInput:
     reason: str
     against_verdict: bool = False
+    acknowledge_gate: bool = False
 
 
 class ApproveDialog(QDialog):
@@ -77,6 +79,10 @@ class ApproveDialog(QDialog):
         self.edit.setPlaceholderText("why this rule should stand (required)")
         self.against = QCheckBox("Approve against the replay verdict (the reason is the justification)", self)
         self.against.setVisible(item.verdict != "pass")
+        agreement = item.gate("agreement")
+        # Shown when the blind agreement gate failed; the core refuses the approval unless it is ticked.
+        self.acknowledge = QCheckBox(f"I acknowledge: {agreement.detail}", self)
+        self.acknowledge.setVisible(agreement.state == "fail")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText(title)
@@ -85,12 +91,13 @@ class ApproveDialog(QDialog):
         self.edit.textChanged.connect(lambda t: self.ok.setEnabled(bool(t.strip())))
         self.ok.setEnabled(False)
         layout = QVBoxLayout(self)
-        for widget in (prompt, self.edit, self.against, buttons):
+        for widget in (prompt, self.edit, self.against, self.acknowledge, buttons):
             layout.addWidget(widget)
         self.resize(560, self.sizeHint().height())
 
     def value(self) -> ApprovalInput:
-        return ApprovalInput(self.edit.text().strip(), not self.against.isHidden() and self.against.isChecked())
+        return ApprovalInput(self.edit.text().strip(), not self.against.isHidden() and self.against.isChecked(),
+                             not self.acknowledge.isHidden() and self.acknowledge.isChecked())
 
 
 class WaiverDialog(QDialog):
@@ -521,17 +528,15 @@ class PromotionPanel(QWidget):
                          waivers: dict[str, str]) -> JobHandle:
         store, rule_id, run_id = self._store(), item.rule_id, item.run_id
 
+        request = DecisionRequest("approve", reviewer, rule_id=rule_id, run_id=run_id, reason=answer.reason,
+                                  override_verdict=answer.against_verdict, acknowledge_gate=answer.acknowledge_gate,
+                                  waivers=dict(waivers), via="promotion")
+
         def work(_ctx: Any) -> str:
-            done = approve(store, rule_id, run_id, reviewer, answer.reason, waivers=waivers,
-                           allow_non_pass=answer.against_verdict)
-            sid = done.promotion.standing_id
-            waived = f" ({len(waivers)} broken trajector{'y' if len(waivers) == 1 else 'ies'} waived)" if waivers else ""
-            if done.created:
-                return f"{qm.rule_label(item)} is now the standing rule {sid}, approved on run #{run_id}{waived}."
-            return f"{sid} re-approved on run #{run_id}: its evidence snapshot is the new run's{waived}."
+            return decide(store, request).message
 
         def refused(failure: JobFailure) -> None:
-            if isinstance(failure.exception, ApprovalRefused) and "broken" in failure.message:
+            if isinstance(failure.exception, BrokenNotOpened):
                 self._pending = _Pending(rule_id, answer)
                 self.set_message(f"{failure.message}.\nOpen each one in the Review tab, or use “Waive broken…” "
                                  "to waive them with a reason and approve.", "error")
@@ -542,22 +547,22 @@ class PromotionPanel(QWidget):
         return self._run(work, item, "approve", on_error=refused)
 
     def reject_selected(self) -> JobHandle | None:
-        return self._decide("Reject", reject)
+        return self._decide("Reject")
 
     def defer_selected(self) -> JobHandle | None:
-        return self._decide("Defer", defer)
+        return self._decide("Defer")
 
-    def _decide(self, title: str, action: Callable[..., Any]) -> JobHandle | None:
+    def _decide(self, title: str) -> JobHandle | None:
         item, reviewer = self._ready()
         if item is None or reviewer is None:
             return None
         reason = self.prompts.reason(self, title, f"{title} {qm.rule_label(item)}: why? (recorded with the decision)")
         if not reason:
             return None
-        store, rule_id, run_id = self._store(), item.rule_id, item.run_id
-        past = {"Reject": "rejected", "Defer": "deferred"}[title]
-        return self._run(lambda _ctx: (action(store, rule_id, reviewer, reason, run_id=run_id),
-                                       f"{qm.rule_label(item)} {past}.")[1], item, title.lower())
+        store = self._store()
+        request = DecisionRequest(title.lower(), reviewer, rule_id=item.rule_id, run_id=item.run_id, reason=reason,
+                                  via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, title.lower())
 
     def retire_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -566,8 +571,10 @@ class PromotionPanel(QWidget):
         reason = self.prompts.reason(self, "Retire", f"Retire the standing rule {item.standing_id}: why?")
         if not reason:
             return None
-        store, sid = self._store(), item.standing_id
-        return self._run(lambda _ctx: (retire(store, sid, reviewer, reason), f"{sid} retired.")[1], item, "retire")
+        store = self._store()
+        request = DecisionRequest("retire", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "retire")
 
     def supersede_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -580,9 +587,10 @@ class PromotionPanel(QWidget):
         answer = self.prompts.successor(self, item, choices)
         if answer is None or not answer[1]:
             return None
-        store, sid, (successor, reason) = self._store(), item.standing_id, answer
-        return self._run(lambda _ctx: (supersede(store, sid, successor, reviewer, reason),
-                                       f"{sid} superseded by {successor}.")[1], item, "supersede")
+        store, (successor, reason) = self._store(), answer
+        request = DecisionRequest("supersede", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  successor=successor, reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "supersede")
 
     # -- plumbing --------------------------------------------------------------------
     def _store(self) -> Any:

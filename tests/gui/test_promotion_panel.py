@@ -199,9 +199,6 @@ def test_broken_evidence_is_refused_with_the_message_then_waived_and_audited(
     item = select(panel, rid)
     assert panel.buttons["waive"].isEnabled()
     prompts: FakePrompts = panel.prompts  # type: ignore[assignment]
-    prompts.answers.append(ApprovalInput("pins urllib3 first"))
-    click(qtbot, panel, "approve")
-    assert "replay verdict on run #1 is fail" in panel.message.text()
     prompts.answers.append(ApprovalInput("the broken runs install unrelated packages", against_verdict=True))
     click(qtbot, panel, "approve")
     message = panel.message.text()
@@ -221,6 +218,19 @@ def test_broken_evidence_is_refused_with_the_message_then_waived_and_audited(
     after = panel.current_item()
     assert after is not None and qm.cell_text(after, qm.COL_BROKEN) == "✓ 4/4 reviewed (4 waived)"
     assert "waived " in panel.detail.toPlainText()
+
+
+def test_approving_against_a_failed_verdict_without_the_override_is_refused_by_the_core(
+    qtbot: Any, panel: PromotionPanel, demo: StoreServices
+) -> None:
+    rid = rule_id(demo, "C-02")
+    select(panel, rid)
+    prompts: FakePrompts = panel.prompts  # type: ignore[assignment]
+    prompts.answers.append(ApprovalInput("pins urllib3 first"))
+    click(qtbot, panel, "waive")
+    assert "replay's verdict on run #1 is fail" in panel.message.text()
+    assert PromotionRepository(demo.store).active_for_rule(rid) is None
+    assert not [e for e in ReviewRepository(demo.store).audit("result") if e.action == "waive_broken"]  # rolled back
 
 
 def test_reject_defer_retire_and_supersede_from_the_panel(
