@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.agreement.blind import BlindView, blind_view
 from core.agreement.model import DEFAULT_GATE, QUESTION_FIRING_SCOPE, BlindItem, Progress, Reveal, SessionInfo
 from core.agreement.sampling import stratified_sample
 from core.agreement.sizing import DEFAULT_ASSUMED_P, DEFAULT_HALF_WIDTH, SizePlan, plan_size
@@ -126,3 +127,11 @@ def progress(store: Store, session: int | str | SessionInfo, reviewer: str) -> P
 
 def list_sessions(store: Store, run_id: int | None = None) -> list[SessionInfo]:
     return AgreementRepository(store).sessions(run_id)
+
+
+def judging_view(store: Store, item: BlindItem) -> BlindView:
+    """Every string the judging screen shows for ``item`` before the commit (blind by construction)."""
+    from core.store.corpus_repo import CorpusRepository
+
+    detail = CorpusRepository(store).get_trajectory(item.trajectory_pk) if item.trajectory_pk is not None else None
+    return blind_view(item, None if detail is None else detail.record, None if detail is None else detail.success)
