@@ -400,9 +400,12 @@ class PromotionPanel(QWidget):
         queue = snapshot.queue
         groups: dict[str, int] = {}
         for item in queue.items:
-            label = qm.GROUPS.get(item.priority, "?")
+            label = qm.SUMMARY_GROUPS.get(item.priority, "?")
+            if item.run_id is not None and item.decision is None and item.gate("agreement").state != "pass":
+                label = "human approval required"
             groups[label] = groups.get(label, 0) + 1
-        text = " · ".join(f"{groups[g]} {g}" for g in qm.GROUPS.values() if g in groups) or "no replayed rules"
+        order = ["ready", "human approval required", *qm.SUMMARY_GROUPS.values()]
+        text = " · ".join(f"{groups[g]} {g}" for g in dict.fromkeys(order) if g in groups) or "no rules"
         self.summary.setText(f"Promotion queue: {text}  (gates for reviewer {snapshot.reviewer or '— any'})")
         method = "semantic (embedding cosine)" if queue.similarity_method == "semantic" else "lexical (token F1)"
         self.similarity_label.setText(f"similarity: {method}")

@@ -30,6 +30,7 @@ from typing import Any
 from core.promotion.evidence import snapshot
 from core.promotion.gates import Gate, agreement_gate
 from core.store.engine import Store
+from core.store.promotion_adopt import adopt_imported_in, find_imported, promotion_exists
 from core.store.promotion_repo import (
     BrokenNotOpened,
     Promotion,
@@ -239,17 +240,27 @@ def _gate_summary(gate: Gate) -> dict[str, Any]:
     return {"state": gate.state, "wording": gate.detail}
 
 
+def _adopt(session: Any, reviewer: str, standing_id: str | None, rule_id: int | None) -> str | None:
+    """An imported standing rule named here is adopted first (same transaction); its id."""
+    found = find_imported(session, standing_id=standing_id, rule_id=None if standing_id else rule_id)
+    return None if found is None else adopt_imported_in(session, found, reviewer).standing_id
+
+
 def _lifecycle(store: Store, request: DecisionRequest, reviewer: str, reason: str) -> DecisionOutcome:
     with store.session() as session:
         standing_id = request.standing_id
+        if standing_id is not None and not promotion_exists(session, standing_id):
+            standing_id = _adopt(session, reviewer, standing_id, None) or standing_id
         if standing_id is None:
             if request.rule_id is None:
                 raise ValueError(f"{request.action} needs a standing rule id or a rule id")
             active = active_in(session, request.rule_id)
-            if active is None:
+            standing_id = active.standing_id if active is not None else _adopt(session, reviewer, None, request.rule_id)
+            if standing_id is None:
                 raise PromotionError(f"rule {request.rule_id} is not an active standing rule; nothing to "
                                      f"{request.action}")
-            standing_id = active.standing_id
+        if request.successor and not promotion_exists(session, request.successor):
+            _adopt(session, reviewer, request.successor, None)
         extra = _audit_extra(request, None, None)
         if request.action == "retire":
             promotion = retire_in(session, standing_id, reviewer, reason, extra)

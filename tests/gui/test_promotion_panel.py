@@ -158,11 +158,14 @@ def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: Pr
     groups = [qm.cell_text(i, qm.COL_GROUP) for i in items]
     ready = [i for i in items if i.verdict == "pass" and i.decision is None]
     assert len(ready) >= 3 and items[: len(ready)] == ready  # passing, undecided: all first
-    assert groups[: len(ready)] == ["ready"] * len(ready) and "ready" not in groups[len(ready):]
+    # No blind session yet: replay alone is not trusted, so no row reads "ready".
+    unmeasured = "human approval required: no blind agreement measured for run #1"
+    assert all(g.startswith(unmeasured) for g in groups[: len(ready)] if g[:8] != "imported")
+    assert not any(g.startswith("ready") for g in groups)
     assert [i.verdict for i in items[len(ready):]] and all(i.verdict != "pass" for i in items[len(ready):])
     first = items[0]
     assert qm.cell_text(first, qm.COL_VERDICT) == "✓ pass"
-    assert qm.cell_text(first, qm.COL_AGREEMENT) == "— not measured"  # never a pass, never 0 %
+    assert qm.cell_text(first, qm.COL_AGREEMENT) == f"— {unmeasured}"  # never a pass, never 0 %
     assert qm.cell_text(first, qm.COL_DUPLICATES) == "✓ none (lexical)"
     assert qm.cell_text(first, qm.COL_CONFLICTS) == "✓ none"
     failing = next(i for i in items if "C-02" in i.origin)
@@ -188,7 +191,7 @@ def test_approving_a_passing_rule_with_a_reason_creates_a_standing_rule(
     item = panel.current_item()  # the queue refreshed and kept the rule selected
     assert item is not None and item.rule_id == rid and item.decision == "approve"
     assert qm.cell_text(item, qm.COL_DECISION) == "✓ approved · R-003 active"
-    assert qm.cell_text(item, qm.COL_GROUP) == "decided"
+    assert qm.cell_text(item, qm.COL_GROUP) == "approved (R-003 active)"
     assert panel.buttons["retire"].isEnabled() and not panel.buttons["approve"].isEnabled()
 
 
@@ -293,7 +296,7 @@ def test_a_stale_approval_shows_its_moved_trajectories_and_can_be_reapproved(
 
         panel = make_panel(qtbot, services, runner)
         item = select(panel, rid)
-        assert qm.cell_text(item, qm.COL_GROUP) == "stale approval" and item.priority == 1
+        assert qm.cell_text(item, qm.COL_GROUP) == "approved, stale: re-check the evidence" and item.priority == 1
         assert qm.cell_text(item, qm.COL_STALE) == "⚠ STALE: 2 moved"
         text = panel.detail.toPlainText()
         assert f"⚠ STALE approval — approved on run #{first.run_id}, compared with run #{second.run_id}" in text
