@@ -128,10 +128,19 @@ class ReviewController(QObject):
         if deliberate and self.rule is not None:
             # Take the result id BEFORE asking the name: the name prompt runs an event loop in
             # which the rules table may refresh and reset self.rule (issue 12, defect 1).
-            result_id = self.rule.result_id
+            result_id, rule_id = self.rule.result_id, self.rule.rule_id
+            asked = not self.identity.name
             reviewer = self._reviewer()
             if reviewer:
                 services.workspace.record_view(reviewer, result_id, outcome.trajectory_pk)
+                if asked and (self.rule is None or self.rule.rule_id != rule_id):
+                    # Setting the name refreshed the rules table: bring the reviewer back to
+                    # the rule and the trajectory they opened.
+                    self.rules.select_rule(rule_id)
+                    self.evidence.set_bucket(outcome.bucket)
+                    row = self.evidence.model.row_of(outcome.trajectory_pk)
+                    if row is not None:
+                        self.evidence.view.setCurrentIndex(self.evidence.model.index(row, 0))
                 self._refresh_flags()
                 self._update_refusal(services)
 
