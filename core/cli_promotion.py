@@ -101,15 +101,16 @@ def cmd_promotions(args: argparse.Namespace, store: Store) -> int:
         stale = " STALE" if item.stale is not None and item.stale.stale else ""
         print(f"[{item.rule_id}] {item.origin}: {item.verdict} ({item.reason}), {decision}{standing}{stale} "
               f"— run #{item.run_id}; {gates}")
+        print(f"    {item.wording}")
         for gate in item.gates:
-            if gate.state in ("fail", "warn"):
+            if gate.state in ("fail", "warn") and gate.name != "agreement":
                 print(f"    {gate.name}: {gate.detail}")
         for note in item.notes:
             print(f"    note: {note}")
     for report in queue.stale:
         print(f"stale: {report.standing_id} (rule {report.rule_id}): {report.summary}")
     if not queue.items:
-        print("no replayed rules: import rules and run `replay` first")
+        print("no rules: import rules (and run `replay`) first")
     return EXIT_OK
 
 
