@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import text as sql
@@ -20,9 +19,6 @@ from sqlmodel import Session, col, select
 
 from core.agreement.model import (
     CANT_TELL,
-    EVIDENCE_BUCKETS,
-    FIRING_OF_BUCKET,
-    IN_SCOPE,
     QUESTION_FIRING_SCOPE,
     SCOPE_ANSWERS,
     BlindItem,
@@ -34,7 +30,7 @@ from core.agreement.model import (
     SessionInfo,
     answers_for,
 )
-from core.store.agreement_population import as_firing, population, scope_replay_of
+from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AgreementItemRow, AgreementJudgementRow, AgreementSessionRow

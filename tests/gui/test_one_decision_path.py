@@ -4,7 +4,6 @@ tab, the Promotion tab and the CLI gives the same outcome and the same audit eve
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
