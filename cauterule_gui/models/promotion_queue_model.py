@@ -223,13 +223,28 @@ class PromotionQueueModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[QueueItem] = []
+        self._filter = ""
         self.snapshot: QueueSnapshot | None = None
 
     def set_snapshot(self, snapshot: QueueSnapshot | None) -> None:
         self.beginResetModel()
         self.snapshot = snapshot
-        self._items = [] if snapshot is None else list(snapshot.items)
+        self._items = self._filtered()
         self.endResetModel()
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows whose rule, text, standing id or state contains ``text`` (any case)."""
+        self.beginResetModel()
+        self._filter = " ".join(text.lower().split())
+        self._items = self._filtered()
+        self.endResetModel()
+
+    def _filtered(self) -> list[QueueItem]:
+        items = [] if self.snapshot is None else list(self.snapshot.items)
+        if not self._filter:
+            return items
+        return [i for i in items if self._filter in " ".join(
+            (i.origin, i.trigger, i.directive, i.standing_id or "", i.wording, i.kind)).lower()]
 
     def item(self, row: int) -> QueueItem | None:
         return self._items[row] if 0 <= row < len(self._items) else None

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QFont, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -262,6 +262,13 @@ class PromotionPanel(QWidget):
         self.semantic_box.toggled.connect(lambda _on: self.refresh())
         self.refresh_button = QPushButton("Refresh", self)
         self.refresh_button.clicked.connect(self.refresh)
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setObjectName("promotionFilter")
+        self.filter_edit.setAccessibleName("Filter the promotion queue")
+        self.filter_edit.setPlaceholderText("Filter rules (/)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._apply_filter)
+        self.filter_edit.installEventFilter(self)
 
         self.view = QTableView(self)
         self.view.setObjectName("promotionQueue")
@@ -282,6 +289,7 @@ class PromotionPanel(QWidget):
             header.resizeSection(column, chars * char + 14)
         header.setSectionResizeMode(qm.COL_TRIGGER, QHeaderView.ResizeMode.Stretch)  # the text that matters most
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._show_current())
+        self.view.installEventFilter(self)  # J/K, A/R/D, / (see ``QUEUE_KEYS``)
 
         self.message = plain_label("", self)
         self.message.setObjectName("promotionMessage")
@@ -321,6 +329,7 @@ class PromotionPanel(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.filter_edit)
         top.addWidget(self.similarity_label)
         top.addWidget(self.semantic_box)
         top.addWidget(self.refresh_button)
@@ -493,6 +502,61 @@ class PromotionPanel(QWidget):
         item = self.current_item()
         if item is not None:
             self.review_requested.emit(item.rule_id)
+
+    # -- keys ------------------------------------------------------------------------
+    def _apply_filter(self, text: str) -> None:
+        keep = self.current_item()
+        self.model.set_filter(text)
+        if keep is not None and self.model.row_for_rule(keep.rule_id) >= 0:
+            self.select_rule(keep.rule_id)
+        elif self.model.rowCount():
+            self.view.selectRow(0)
+        self._update_buttons()
+
+    def _queue_key(self, key: int) -> Callable[[], object] | None:
+        actions: dict[int, Callable[[], object]] = {
+            Qt.Key.Key_J: lambda: self._move(1), Qt.Key.Key_K: lambda: self._move(-1),
+            Qt.Key.Key_Slash: self.filter_edit.setFocus,
+        }
+        for letter, name in ((Qt.Key.Key_A, "approve"), (Qt.Key.Key_R, "reject"), (Qt.Key.Key_D, "defer")):
+            button = self.buttons[name]
+            actions[letter] = lambda b=button: b.click() if b.isEnabled() else self.set_message(
+                f"{b.text().rstrip('…')} is not available for this row.", "info")
+        return actions.get(key)
+
+    def _move(self, step: int) -> None:
+        rows = self.model.rowCount()
+        if rows:
+            row = self.view.currentIndex().row()
+            self.view.selectRow(0 if row < 0 else min(max(row + step, 0), rows - 1))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Queue keys on the table: J/K move, A/R/D decide, / filters; Esc in the filter goes back.
+
+        ``ShortcutOverride`` is accepted for those keys so the window's single-key Review
+        shortcuts (also A/R/D/J/K) do not take them while the queue has focus."""
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(event, QKeyEvent):
+            return super().eventFilter(watched, event)
+        if watched is self.filter_edit:
+            if event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if kind == QEvent.Type.KeyPress:
+                    if event.key() == Qt.Key.Key_Escape:
+                        self.filter_edit.clear()
+                    self.view.setFocus()
+                event.accept()
+                return True
+            return super().eventFilter(watched, event)
+        if watched is not self.view or event.modifiers() not in (Qt.KeyboardModifier.NoModifier,
+                                                                 Qt.KeyboardModifier.KeypadModifier):
+            return super().eventFilter(watched, event)
+        action = self._queue_key(event.key())
+        if action is None:
+            return super().eventFilter(watched, event)
+        event.accept()
+        if kind == QEvent.Type.KeyPress:
+            action()
+        return True
 
     # -- actions ---------------------------------------------------------------------
     def approve_selected(self) -> JobHandle | None:
