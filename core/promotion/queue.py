@@ -148,8 +148,6 @@ def promotion_queue(
         if promotion is not None and (decision is None or decision.action != "approve"):
             notes.append(f"{promotion.standing_id} is active but its approval was undone or replaced; "
                          "retire it or approve again")
-        if imported:
-            notes.append(f"imported standing rule{f' {standing_id}' if standing_id else ''}: retire or supersede it here")
         if result is None:
             items.append(_unreplayed(info, decision, standing_id, status, imported, stale, notes))
             continue
