@@ -62,7 +62,7 @@ from core.labels.model import LabelText
 from cauterule_gui import theme
 from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobPool, JobRunner
 from cauterule_gui.models import agreement_data
-from cauterule_gui.models.agreement_result_models import AgreementStratumModel, rate_cell, stratum_rows
+from cauterule_gui.models.agreement_result_models import AgreementStratumModel, rate_cell, scope_lines, stratum_rows
 from cauterule_gui.models.agreement_team_models import (
     JudgementDisagreementModel,
     LabelDisagreementModel,
@@ -100,23 +100,6 @@ def _bold(label: Any, size_delta: int = 0) -> Any:
         font.setPointSize(font.pointSize() + size_delta)
     label.setFont(font)
     return label
-
-
-def scope_lines(result: Any) -> list[str]:
-    """Scope agreement and the scope-corrected recall, reported apart from the gate (firing + verdict)."""
-    if result.session.old_question:
-        return ["Old single question: this session was made before firing and scope were asked apart; its "
-                "results are kept as they were and its evidence items do not feed the gate."]
-    scope, recall = result.scope, result.scoped_recall
-    lines = [f"Scope agreement (share of replay's recall denominator a human judges in scope): "
-             f"{rate_cell(scope.agreement)}; domain-less rules {rate_cell(scope.domain_less)}"
-             + (f"; {scope.cant_tell} can't tell" if scope.cant_tell else "")]
-    if recall.estimate is not None and recall.ci is not None and recall.replay_recall is not None:
-        lines.append(f"Recall: replay {recall.replay_recall:.2f} · scope-corrected {recall.estimate:.2f} "
-                     f"[{recall.ci[0]:.2f}–{recall.ci[1]:.2f}] ({recall.label})")
-    else:
-        lines.append(f"Scope-corrected recall: — ({recall.label})")
-    return lines
 
 
 def session_title(info: SessionInfo) -> str:
