@@ -99,6 +99,8 @@ class ReviewRepository:
         self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
         reason: str | None = None, evidence: dict[str, Any] | None = None, result_id: int | None = None,
     ) -> Decision:
+        """Low-level writer kept for the store's own tests; every screen and the CLI decide through
+        ``core.decisions.decide``, which checks every rule inside one write transaction."""
         if action not in DECISION_ACTIONS:
             raise ValueError(f"unknown decision {action!r}; expected one of {DECISION_ACTIONS}")
         reason = (reason or "").strip() or None
