@@ -431,7 +431,7 @@ class MainWindow(QMainWindow):
             remember_store(self._settings, self.services.path)
 
     def _show_reviewer(self, name: str) -> None:
-        self.reviewer_label.setText(f"Reviewer: {name or '— (asked at the first decision)'}")
+        self.reviewer_label.setText(f"Reviewer: {name or '— (asked when you first open evidence or decide)'}")
         self.rule_model.set_reviewer(name or None)
         self.review.show_rule(self.workspace.rules.current_rule())
 
