@@ -14,6 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from core.loop.taint import TaintJustificationRequired
 from core.store.replay_repo import StoredOutcome
 from core.decisions import (
     AcknowledgementRequired,
@@ -196,6 +197,10 @@ class ReviewController(QObject):
                              "acknowledgement in the audit log. Why approve anyway?", "Acknowledge and approve",
                              lambda reason: self._submit(services, replace(
                                  req, acknowledge_gate=True, reason=req.reason or reason), row))
+        except TaintJustificationRequired as refusal:
+            self._ask_reason("Approve a rule from a tainted source",
+                             f"{review_actions.first_upper(str(refusal))}.\nWhy is this rule safe to carry?",
+                             "Approve", lambda reason: self._submit(services, replace(req, reason=reason), row))
         except BrokenNotOpened as refusal:
             self._refused_for = (row.result_id, req.reviewer)
             self._refuse_approval(refusal)

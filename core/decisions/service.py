@@ -13,6 +13,9 @@ Every business rule is checked here, once, inside the write transaction that act
 * approval while the blind agreement gate FAILED: refused (``AcknowledgementRequired``)
   unless ``acknowledge_gate``; the acknowledgement (with the gate's wording) is in the audit
   event. A gate that is not measured is recorded, not required;
+* approval of a candidate whose source trajectory is tainted (``core.loop.taint``): refused
+  (``TaintJustificationRequired``) unless the reason is a written justification; the
+  ``approve_tainted`` audit event is written in the same transaction;
 * reject / defer of an active standing rule: refused, retire or supersede it instead;
 * approval rests on a COMPLETE run that replayed the rule.
 
@@ -27,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
 from core.promotion.gates import Gate, agreement_gate
 from core.store.engine import Store
@@ -209,6 +213,8 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
             raise OverrideRequired(
                 f"approval refused: replay's verdict on run #{result.run_id} is {result.verdict} ({result.reason}); "
                 "approving against it needs an override with a written reason", result.verdict)
+        # A candidate extracted from a tainted source needs a written justification (the reason).
+        guard_approval_in(session, store, request.rule_id, reviewer, reason)
         gate = agreement_gate(store, result.run_id)
         acknowledgement = None
         if gate.state == "fail":

@@ -67,20 +67,25 @@ def candidate_taint(store: Store, rule_ids: list[int] | None = None) -> dict[int
     return out
 
 
-def guard_approval(store: Store, rule_id: int, reviewer: str, justification: str | None) -> str | None:
-    """The decision path's taint hook: call it before recording an approval of ``rule_id``.
+def guard_approval_in(session: Any, store: Store, rule_id: int, reviewer: str, justification: str | None) -> str | None:
+    """The decision path's taint check, inside the approval's own write transaction.
 
     Raises :class:`TaintJustificationRequired` when the rule's source is tainted and the
     justification is missing or too short. Otherwise, for a tainted source, records an
-    ``approve_tainted`` audit event carrying the justification (what the report counts) and
-    returns the justification; returns None for a clean source."""
+    ``approve_tainted`` audit event carrying the justification (what the report counts) in
+    ``session`` and returns the justification; returns None for a clean source."""
     info = candidate_taint(store, [rule_id]).get(rule_id)
     text = check_approval(info.report if info else None, justification)
     if text is not None and info is not None:
-        with store.session() as session:
-            append_audit(session, reviewer, TAINTED_APPROVAL, "rule", rule_id, text,
-                         after={"source": info.source_id, "taint": info.report.to_dict()})
+        append_audit(session, reviewer, TAINTED_APPROVAL, "rule", rule_id, text,
+                     after={"source": info.source_id, "taint": info.report.to_dict()})
     return text
+
+
+def guard_approval(store: Store, rule_id: int, reviewer: str, justification: str | None) -> str | None:
+    """:func:`guard_approval_in` in a transaction of its own (for callers outside ``decide``)."""
+    with store.session() as session:
+        return guard_approval_in(session, store, rule_id, reviewer, justification)
 
 
 def taint_summary(store: Store) -> dict[str, Any]:
