@@ -136,6 +136,9 @@ class MainWindow(QMainWindow):
         self.model_label.setText(self.replay.model_state)
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
+        from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
+
+        self.loop = install_loop(self)
         self._restore_settings()
 
     # -- construction ------------------------------------------------------------------
@@ -428,7 +431,7 @@ class MainWindow(QMainWindow):
             remember_store(self._settings, self.services.path)
 
     def _show_reviewer(self, name: str) -> None:
-        self.reviewer_label.setText(f"Reviewer: {name or '— (asked at the first decision)'}")
+        self.reviewer_label.setText(f"Reviewer: {name or '— (asked when you first open evidence or decide)'}")
         self.rule_model.set_reviewer(name or None)
         self.review.show_rule(self.workspace.rules.current_rule())
 

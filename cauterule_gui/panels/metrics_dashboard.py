@@ -99,6 +99,10 @@ class MetricsDashboardPanel(QWidget):
             row, col, span = LAYOUT[name]
             grid.addWidget(card, row, col, 1, span)
             self.cards[name] = card
+        from cauterule_gui.loop.cross_session_card import CrossSessionCard  # §9.2 card (H15)
+
+        self.cross_session = CrossSessionCard(runner, body, store=services.store)
+        grid.addWidget(self.cross_session, max(r for r, _c, _s in LAYOUT.values()) + 1, 0, 1, 2)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
