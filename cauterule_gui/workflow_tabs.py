@@ -12,8 +12,10 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement_panel import AgreementPanel
 from cauterule_gui.panels.labelling_panel import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
@@ -22,6 +24,10 @@ from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 STATUS_MS = 8000
+PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_DECISION: "superseded", pq.COL_STALE: "⚠ stale"}
+PROMOTION_FLEXIBLE = {pq.COL_GROUP: (0.6, 6), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (3.0, 14),
+                      pq.COL_BROKEN: (0.8, 8), pq.COL_AGREEMENT: (0.8, 8), pq.COL_DUPLICATES: (0.6, 6),
+                      pq.COL_CONFLICTS: (0.6, 6)}
 
 
 class MetricsTab(QWidget):
@@ -78,6 +84,9 @@ class WorkflowTabs:
         self.agreement.adjudicated.connect(lambda _pk: self.labelling.reload())
         self.promotion.review_requested.connect(show_rule_in_review)
         tabs.currentChanged.connect(self._on_tab_changed)
+        # The promotion queue's Decision column stays on screen at 1280 px (its panel is H17's).
+        self.promotion_fit = ColumnFit(self.promotion.view, PROMOTION_FIXED, PROMOTION_FLEXIBLE)
+        self.labelling.refresh()  # the Label tab lists its rows at start, not after View ▸ Refresh
 
         self.export_rules_action = QAction("E&xport rule store…", window)
         self.export_rules_action.setStatusTip("Write the standing rules as a CauterRule 0.3.1 rule store folder")

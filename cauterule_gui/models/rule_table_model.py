@@ -193,10 +193,12 @@ def display(item: WorkspaceRule, column: int) -> str:
         suffix = f" · v{item.version}" if item.latest_version > 1 or item.version > 1 else ""
         if item.version < item.latest_version:
             suffix += f" (v{item.latest_version} not replayed)"
-        return item.origin + suffix
+        # The file's name (what tells rules apart); the folders are in the tooltip.
+        return item.origin.rsplit("/", 1)[-1] + suffix
     if column == COL_RUN:
+        # Short, so every column fits at 1280 px; the profile is in the tooltip and the title.
         live = "" if item.run_status == "complete" else f" ({item.run_status})"
-        return f"#{item.run_id} {item.profile}{live}"
+        return f"#{item.run_id}{live}"
     return ""
 
 
@@ -206,6 +208,8 @@ def _tooltip(item: WorkspaceRule, column: int) -> str | None:
                              else (item.trigger if column == COL_TRIGGER else item.directive))
     if column == COL_STATUS and item.decision_reason:
         return plain_tooltip(f"{display(item, column)} by {item.reviewer}: {item.decision_reason}")
+    if column == COL_RUN:
+        return plain_tooltip(f"run #{item.run_id}, profile {item.profile}, {item.run_status}")
     if column in (COL_PRECISION, COL_RECALL):
         return "Wilson 95 % interval in brackets; — means unmeasured (no denominator), not zero"
     return None

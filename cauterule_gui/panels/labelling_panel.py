@@ -54,8 +54,9 @@ from cauterule_gui.models import label_data
 from cauterule_gui.models.label_accuracy_model import LabelAccuracyModel
 from cauterule_gui.models.label_feedback_model import LabelFeedbackModel
 from cauterule_gui.models.label_history_model import LabelHistoryModel
-from cauterule_gui.models.label_queue_model import COL_ID, COL_MINE, LabelQueueModel
+from cauterule_gui.models.label_queue_model import COL_ID, COL_LABELS, COL_MINE, LabelQueueModel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -232,12 +233,9 @@ class LabellingPanel(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        char = self.view.fontMetrics().averageCharWidth()
-        for column, chars in ((COL_ID, 26), (1, 9), (2, 10)):
-            header.resizeSection(column, chars * char + 12)
-        header.setSectionResizeMode(COL_MINE, QHeaderView.ResizeMode.Stretch)
+        # Headers never clipped ("My label"); ids and labels elided in the middle.
+        self.column_fit = ColumnFit(self.view, {1: "python", 2: "✗ failure", COL_LABELS: "2 ⚖"},
+                                    {COL_ID: (2.0, 12), COL_MINE: (2.0, 8)})
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
 
     def _build_editor(self) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -78,7 +79,14 @@ class MetricsDashboardPanel(QWidget):
         self._handle: Any = None
 
         self.status = plain_label("Not loaded yet.", self)
-        self.semantic_box = QCheckBox("Semantic comparators (loads the embedding model)", self)
+        self.status.setObjectName("metricsStatus")
+        # The run summary can be a long line (every flagged comparator): it wraps, and it may
+        # never widen the window (it once forced 1,802 px and pushed the Export buttons off).
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status.setMinimumWidth(200)
+        self.semantic_box = QCheckBox("Semantic comparators", self)
+        self.semantic_box.setToolTip("Score the ruler's semantic comparators too (loads the embedding model)")
         self.semantic_box.setChecked(semantic)
         self.refresh_button = QPushButton("Refresh", self)
         self.refresh_button.clicked.connect(self.refresh)
@@ -87,9 +95,8 @@ class MetricsDashboardPanel(QWidget):
         self.export_all_button.setEnabled(False)
         bar = QHBoxLayout()
         bar.addWidget(self.status, 1)
-        bar.addWidget(self.semantic_box)
-        bar.addWidget(self.refresh_button)
-        bar.addWidget(self.export_all_button)
+        for widget in (self.semantic_box, self.refresh_button, self.export_all_button):
+            bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
 
         self.cards: dict[str, FigureCard] = {}
         body = QWidget(self)
@@ -148,6 +155,7 @@ class MetricsDashboardPanel(QWidget):
             f"corpus {run['corpus_hash'][:12]}; ruler: semantic {ruler.get('semantic', '—')}, "
             f"{len(flagged)} comparator(s) flagged" + (f": {', '.join(flagged)}" if flagged else "")
         )
+        self.status.setToolTip(self.status.text())
         self.export_all_button.setEnabled(True)
         self.data_loaded.emit(report)
 
