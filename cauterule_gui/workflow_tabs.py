@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from cauterule_gui.column_fit import ColumnFit
@@ -95,13 +95,6 @@ class WorkflowTabs:
         self.export_work_action.triggered.connect(lambda _c=False: self.agreement.export_dialog())
         self.import_work_action = QAction("Import a reviewer's wor&k…", window)
         self.import_work_action.triggered.connect(lambda _c=False: self.agreement.import_dialog())
-        self.tab_actions = []
-        for index, (title, widget) in enumerate(((("&Label tab"), self.labelling), ("&Agreement tab", self.agreement),
-                                                 ("&Promotion tab", self.promotion), ("&Metrics tab", self.metrics))):
-            action = QAction(title, window)
-            action.setShortcut(QKeySequence(f"Ctrl+{index + 3}"))
-            action.triggered.connect(lambda _c=False, w=widget: tabs.setCurrentWidget(w))
-            self.tab_actions.append(action)
 
     @property
     def file_actions(self) -> list[QAction]:

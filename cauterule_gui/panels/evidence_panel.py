@@ -314,6 +314,22 @@ class EvidencePanel(QWidget):
             return
         self._select(target, deliberate=True)
 
+    def restore_row(self, bucket: str, pk: int) -> bool:
+        """Resume: show that row again without counting it as a new open (it was opened, and
+        recorded, when the reviewer selected it before the restart)."""
+        if bucket not in BUCKETS:
+            return False
+        self.tabs.blockSignals(True)
+        self.tabs.setCurrentIndex(BUCKETS.index(bucket))
+        self.tabs.blockSignals(False)
+        self._load_bucket(bucket)
+        row = self.model.row_of(pk)
+        if row is None:
+            return False
+        self._select(row, deliberate=False)
+        self.bucket_changed.emit(bucket)
+        return True
+
     def current_outcome(self) -> StoredOutcome | None:
         index = self.view.currentIndex()
         value = index.data(OUTCOME_ROLE) if index.isValid() else None

@@ -419,17 +419,18 @@ class LabellingPanel(QWidget):
 
     def _build_keys(self) -> None:
         """Modifier keys only: they act while typing, and no single letter ever does."""
-        def key(sequences: list[str], slot: Callable[[], object], name: str) -> None:
+        def key(sequences: list[str], slot: Callable[[], object], name: str, what: str) -> None:
             for seq in sequences:
                 shortcut = QShortcut(QKeySequence(seq), self)
                 shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 shortcut.activated.connect(lambda: slot())
                 shortcut.setObjectName(name)
+                shortcut.setWhatsThis(what)  # the `?` sheet of this tab reads it
 
-        key(["Ctrl+Return", "Ctrl+Enter"], self.save_and_next, "saveAndNext")
-        key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory")
-        key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory")
-        key(["Ctrl+S"], self.save_now, "saveLabel")
+        key(["Ctrl+Return", "Ctrl+Enter"], self.save_and_next, "saveAndNext", "Save the label and go to the next")
+        key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory", "Next trajectory (label saved first)")
+        key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory", "Previous trajectory")
+        key(["Ctrl+S"], self.save_now, "saveLabel", "Save the label now")
         self.export_action = QAction("Export &labels…", self)
         self.export_action.setStatusTip("Write the corpus JSONL with your labels as expected_rule")
         self.export_action.triggered.connect(lambda _c=False: self.export_labels_dialog())
@@ -544,6 +545,10 @@ class LabellingPanel(QWidget):
         else:
             self.save_now()
             self._load(pk)
+
+    def current_pk(self) -> int | None:
+        """The trajectory being labelled (resume restores it)."""
+        return self._pk
 
     def move(self, step: int) -> None:
         """Next / previous trajectory; the label is saved first (the DB pool runs jobs in order)."""
