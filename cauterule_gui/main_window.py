@@ -251,6 +251,9 @@ class MainWindow(QMainWindow):
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)
+        self.replay.model_state_changed.connect(
+            lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
+        self.workflows.remember_semantic_choice(self._settings)
         self.review.decided.connect(lambda *_args: self.workflows.on_decision_or_replay())
         self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
@@ -24,6 +25,7 @@ from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 STATUS_MS = 8000
+KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_DECISION: "superseded", pq.COL_STALE: "⚠ stale"}
 PROMOTION_FLEXIBLE = {pq.COL_GROUP: (0.6, 6), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (3.0, 14),
                       pq.COL_BROKEN: (0.8, 8), pq.COL_AGREEMENT: (0.8, 8), pq.COL_DUPLICATES: (0.6, 6),
@@ -126,6 +128,20 @@ class WorkflowTabs:
         self.metrics.mark_stale()
         if self._tabs.currentWidget() is self.promotion:
             self.promotion.refresh()
+
+    def model_ready(self, settings: QSettings) -> None:
+        """The embedding model loaded: semantic label feedback goes on, unless the reviewer
+        turned it off themselves (that choice is remembered)."""
+        box = self.labelling.semantic_box
+        if settings.value(KEY_LABEL_SEMANTIC) is None and not box.isChecked():
+            box.setChecked(True)
+
+    def remember_semantic_choice(self, settings: QSettings) -> None:
+        box = self.labelling.semantic_box
+        box.clicked.connect(lambda on: settings.setValue(KEY_LABEL_SEMANTIC, bool(on)))
+        chosen = settings.value(KEY_LABEL_SEMANTIC)
+        if chosen is not None:
+            box.setChecked(str(chosen).lower() in ("true", "1"))
 
     def flush(self) -> None:
         """Before the window closes or the store changes: no typed label may be lost."""

@@ -146,6 +146,7 @@ class EvidencePanel(QWidget):
             self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened"},
             {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_FLOOR: (0.3, 8),
              ev.COL_MARK: (0.3, 5)})
+        self.column_fit.elide_left(ev.COL_CORPUS)  # …/golden, not cor…den
         self.empty_label = plain_label("", self)
         self.empty_label.setObjectName("evidenceEmpty")
         self.empty_label.setEnabled(False)

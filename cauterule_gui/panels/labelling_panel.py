@@ -57,6 +57,7 @@ from cauterule_gui.models.label_history_model import LabelHistoryModel
 from cauterule_gui.models.label_queue_model import COL_ID, COL_LABELS, COL_MINE, LabelQueueModel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.panels.label_progress import LabelProgress
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -219,6 +220,7 @@ class LabellingPanel(QWidget):
         self.search.textChanged.connect(lambda _t: self._filter_timer.start())
         self.count_label = plain_label("", self)
         self.count_label.setObjectName("labelCount")
+        self.progress = LabelProgress(self.runner, self._store, lambda: self.reviewer, self)
 
     def _build_list(self) -> None:
         self.model = LabelQueueModel(self)
@@ -387,6 +389,7 @@ class LabellingPanel(QWidget):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.view, 1)
         ll.addWidget(self.count_label)
+        ll.addWidget(self.progress)
 
         middle = QSplitter(Qt.Orientation.Vertical, self)
         middle.setObjectName("labelMiddleSplitter")
@@ -507,6 +510,7 @@ class LabellingPanel(QWidget):
             handle.error.connect(self._failed("Could not list the trajectories"))
 
     def _on_first_page(self, page: label_data.QueuePage) -> None:
+        self.update_progress()
         keep = self._want_pk if self._want_pk is not None else self._pk
         self.model.reset_rows(page.rows, page.total or 0)
         self._update_count()
@@ -606,6 +610,8 @@ class LabellingPanel(QWidget):
         self._populate(text)
         self.history_model.set_history(context.history)
         self._show_context()
+        if not self.corpus_combo.currentData():
+            self.update_progress()  # "in this corpus": the corpus of this trajectory
         self._set_loading(False)
         self._show_state()
         self.compute_feedback()
@@ -734,6 +740,7 @@ class LabellingPanel(QWidget):
             self._show_state()
         if saved.result.changed:
             self.label_saved.emit(saved.trajectory_pk)
+            self.update_progress()
 
     def _on_save_failed(self, pk: int, previous: LabelText | None, failure: JobFailure) -> None:
         if pk == self._pk:
@@ -837,6 +844,13 @@ class LabellingPanel(QWidget):
             "candidate: the first extracted rule (no complete replay run)"
         ground = f"ground truth: adjudicated, else {self.reviewer or 'the agreed'} label, else imported expected_rule"
         self.accuracy_note.setText("; ".join(x for x in (ground, basis, note) if x))
+
+    def update_progress(self) -> None:
+        """"37 / 95 labelled in this corpus": the filtered corpus, else the open trajectory's."""
+        corpus = self.corpus_combo.currentData()
+        if not corpus and self._context is not None:
+            corpus = self._context.detail.corpus
+        self.progress.update_for(corpus or None)
 
     # -- export --------------------------------------------------------------------------
     def export_corpus(self) -> str | None:

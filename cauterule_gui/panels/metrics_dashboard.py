@@ -35,6 +35,7 @@ from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
 from cauterule_gui.services import StoreServices
 
+ONE_COLUMN_BELOW = 1500  # px of panel width
 LAYOUT = {  # name -> (row, column, column span)
     "pass_rates": (0, 0, 1),
     "extraction": (0, 1, 1),
@@ -100,12 +101,11 @@ class MetricsDashboardPanel(QWidget):
 
         self.cards: dict[str, FigureCard] = {}
         body = QWidget(self)
-        grid = QGridLayout(body)
+        self._grid = QGridLayout(body)
         for name, (draw, size) in figures.FIGURES.items():
-            card = FigureCard(name, figures.TITLES[name], draw, size, body)
-            row, col, span = LAYOUT[name]
-            grid.addWidget(card, row, col, 1, span)
-            self.cards[name] = card
+            self.cards[name] = FigureCard(name, figures.TITLES[name], draw, size, body)
+        self.columns = 0
+        self._arrange(2)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
@@ -113,6 +113,26 @@ class MetricsDashboardPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(scroll, 1)
+
+    # -- layout ---------------------------------------------------------------------------
+    def _arrange(self, columns: int) -> None:
+        """Two figures side by side from ONE_COLUMN_BELOW px up; one per row below that, where
+        side by side the figures' text would overlap (their drawings have a natural size)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for card in self.cards.values():
+            self._grid.removeWidget(card)
+        for index, (name, card) in enumerate(self.cards.items()):
+            if columns == 2:
+                row, col, span = LAYOUT[name]
+                self._grid.addWidget(card, row, col, 1, span)
+            else:
+                self._grid.addWidget(card, index, 0, 1, 1)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(event)
+        self._arrange(2 if self.width() >= ONE_COLUMN_BELOW else 1)
 
     # -- data -----------------------------------------------------------------------------
     def refresh(self) -> Any:

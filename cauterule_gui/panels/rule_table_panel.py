@@ -37,8 +37,8 @@ _FIXED_SAMPLES = {cols.COL_DOMAIN: "python", cols.COL_VERDICT: "? inconclusive",
                   cols.COL_BROKEN: "⚠ 12", cols.COL_NEAR: "12", cols.COL_MISSED: "123",
                   cols.COL_PRECISION: "1.00 [0.86–1.00]", cols.COL_RECALL: "1.00 [0.86–1.00]",
                   cols.COL_STATUS: "· unreviewed", cols.COL_MARK: "—", cols.COL_RUN: "#12"}
-_FLEXIBLE = {cols.COL_TRIGGER: (4.0, 18), cols.COL_DIRECTIVE: (1.5, 8), cols.COL_ORIGIN: (1.5, 8),
-             cols.COL_REASON: (0.4, 6), cols.COL_REVIEWER: (0.4, 5)}
+_FLEXIBLE = {cols.COL_TRIGGER: (5.0, 24), cols.COL_DIRECTIVE: (2.0, 8), cols.COL_ORIGIN: (1.5, 9),
+             cols.COL_REASON: (0.3, 7), cols.COL_REVIEWER: (0.3, 5)}
 
 
 def _combo(name: str, all_text: str, parent: QWidget) -> QComboBox:
@@ -106,6 +106,7 @@ class RuleTablePanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setHighlightSections(False)
         self.column_fit = ColumnFit(self.view, _FIXED_SAMPLES, _FLEXIBLE)  # elides in the middle
+        self.column_fit.elide_left(cols.COL_ORIGIN)  # a rule file's name is at its end
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
 

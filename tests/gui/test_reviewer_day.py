@@ -105,7 +105,8 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     window.tab_registry.actions[3].trigger()
     labelling = window.workflows.labelling
     assert window.tabs.currentWidget() is labelling
-    qtbot.waitUntil(lambda: labelling.model.rowCount() > 0 and labelling.current_pk() is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: labelling.model.rowCount() > 0 and labelling.current_pk() is not None
+                    and not labelling._loading, timeout=20_000)
     labelled = labelling.current_pk()
     labelling.trigger.setFocus()
     qtbot.keyClicks(labelling.trigger, "when git push is rejected as non-fast-forward")
