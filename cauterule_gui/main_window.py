@@ -29,6 +29,7 @@ from core.store.workspace_repo import WorkspaceScope
 
 from cauterule_gui import review_menu, session_state, theme
 from cauterule_gui import settings as keys
+from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.import_controller import ImportController
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.jobs.replay_job import ReplayProcess
@@ -131,6 +132,7 @@ class MainWindow(QMainWindow):
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)
+        self.bulk = BulkDecisions(self)
         self.tab_registry = TabRegistry(self, self.tabs)
         self.tab_registry.set_keys(self.workspace, lambda: [
             row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
@@ -143,6 +145,7 @@ class MainWindow(QMainWindow):
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
         self.start.describe()
+        self.bulk.refresh_duplicates()
         self._restore_settings()
 
     # -- construction ------------------------------------------------------------------
@@ -242,7 +245,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
         self.table_panel.trajectory_selected.connect(self.show_trajectory)
-        for source in (self.importer, self.review, self.replay):
+        for source in (self.importer, self.review, self.replay, self.bulk):
             source.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.importer.import_started.connect(lambda _handle: self._set_store_actions_enabled(False))
         self.importer.import_done.connect(self._on_import_done)
@@ -255,6 +258,7 @@ class MainWindow(QMainWindow):
             lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
         self.workflows.remember_semantic_choice(self._settings)
         self.review.decided.connect(lambda *_args: self.workflows.on_decision_or_replay())
+        self.bulk.decided.connect(lambda _result: self.workflows.on_decision_or_replay())
         self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
         hints = QGuiApplication.styleHints()
@@ -312,6 +316,7 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         self.start.describe()
+        self.bulk.refresh_duplicates()
         self.corpus_model.refresh()
         self.trajectory_model.refresh()
         self.workspace.rules.refresh_options()
@@ -348,6 +353,7 @@ class MainWindow(QMainWindow):
 
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()
+        self.bulk.refresh_duplicates()  # replay may have made candidates of expected_rule copies
         self.workflows.on_decision_or_replay()
         self._set_store_actions_enabled(True)
         rules = self.workspace.rules
@@ -449,6 +455,7 @@ class MainWindow(QMainWindow):
         self._show_store_path()
         self.workflows.store_switched(services)
         self.start.describe()
+        self.bulk.refresh_duplicates()
         if not session_state.restore(self, self._settings):
             self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
         if previous is not None:

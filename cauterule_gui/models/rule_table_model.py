@@ -8,6 +8,7 @@ arriving during a replay do not throw the reviewer off their place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
@@ -64,7 +65,17 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._scope = WorkspaceScope()
         self._reviewer: str | None = None
         self.unreviewed = 0
+        self._duplicates: Mapping[int, tuple[int, ...]] = {}
         self._reload()
+
+    def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
+        """Rules with the same trigger and directive: marked "⧉ n" in the Trigger column."""
+        self._duplicates = groups
+        if self._rows:
+            self.dataChanged.emit(self.index(0, COL_TRIGGER), self.index(len(self._rows) - 1, COL_TRIGGER))
+
+    def duplicates_of(self, rule_id: int) -> tuple[int, ...]:
+        return self._duplicates.get(rule_id, ())
 
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: WorkspaceRepository | None) -> None:
@@ -133,9 +144,13 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             return None
         item = self._rows[index.row()]
         column = index.column()
+        group = self._duplicates.get(item.rule_id, ()) if column == COL_TRIGGER else ()
         if role == Qt.ItemDataRole.DisplayRole:
-            return display(item, column)
+            return f"⧉{len(group)} " + display(item, column) if group else display(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if group:
+                return plain_tooltip(f"{item.trigger}\n\n⧉ {len(group)} rules say this (same trigger and "
+                                     "directive): press G to select them all, then A / R / D decide on each")
             return _tooltip(item, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
