@@ -382,6 +382,7 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def _on_colours_changed(self) -> None:
+        self.workflows.colours_changed()
         self.rule_model.colours_changed()
         self.viewer.rerender()
         self.workspace.viewer.rerender()

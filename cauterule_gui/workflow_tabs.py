@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
@@ -73,6 +74,7 @@ class WorkflowTabs:
         self._services = services
         self._runner = runner
         self._window = window
+        self._semantic_pending = False
         self.labelling = LabellingPanel(services, runner, identity, window)
         self.agreement = AgreementPanel(services, runner, identity, window)
         self.promotion = PromotionPanel(services, runner, identity, window)
@@ -110,6 +112,7 @@ class WorkflowTabs:
 
     def _on_tab_changed(self, _index: int) -> None:
         current = self._tabs.currentWidget()
+        self._apply_pending_semantic()
         if current is self.promotion:
             self.promotion.refresh()
         elif current is self.metrics:
@@ -132,9 +135,16 @@ class WorkflowTabs:
     def model_ready(self, settings: QSettings) -> None:
         """The embedding model loaded: semantic label feedback goes on, unless the reviewer
         turned it off themselves (that choice is remembered)."""
-        box = self.labelling.semantic_box
-        if settings.value(KEY_LABEL_SEMANTIC) is None and not box.isChecked():
-            box.setChecked(True)
+        if settings.value(KEY_LABEL_SEMANTIC) is None and not self.labelling.semantic_box.isChecked():
+            # Ticked when the Label tab is in front: scoring loads the model into this process
+            # too (~250 MB), which a session that never labels should not pay for.
+            self._semantic_pending = True
+            self._apply_pending_semantic()
+
+    def _apply_pending_semantic(self) -> None:
+        if self._semantic_pending and self._tabs.currentWidget() is self.labelling:
+            self._semantic_pending = False
+            self.labelling.semantic_box.setChecked(True)
 
     def remember_semantic_choice(self, settings: QSettings) -> None:
         box = self.labelling.semantic_box
@@ -142,6 +152,21 @@ class WorkflowTabs:
         chosen = settings.value(KEY_LABEL_SEMANTIC)
         if chosen is not None:
             box.setChecked(str(chosen).lower() in ("true", "1"))
+
+    def colours_changed(self) -> None:
+        """Theme switched: the promotion strip (its panel paints it once, with the swatch of
+        its message kind) is re-painted with the same swatch of the new scheme."""
+        strip = self.promotion.message
+        background = strip.palette().color(QPalette.ColorRole.Window)
+        for name in ("pass", "fail", "inconclusive", "missed"):
+            if any(table[name].background == background for table in (theme._LIGHT, theme._DARK)):
+                colours = theme.swatch(name)
+                palette = strip.palette()
+                if colours is not None:
+                    palette.setColor(QPalette.ColorRole.Window, colours.background)
+                    palette.setColor(QPalette.ColorRole.WindowText, colours.foreground)
+                    strip.setPalette(palette)
+                return
 
     def flush(self) -> None:
         """Before the window closes or the store changes: no typed label may be lost."""

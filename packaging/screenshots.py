@@ -136,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                 name = window.tabs.tabText(index).replace("&", "").lower()
                 if window.tabs.currentWidget() is window.workspace:
                     show_rich_review(window)
+                if window.tabs.currentWidget() is window.splitter and window.table_panel.current_pk() is None:
+                    window.table_panel.select_row(0)  # the viewer with a trajectory, not its placeholder
                 if window.tabs.currentWidget() is window.workflows.metrics:
                     panel = window.workflows.metrics.panel
                     wait(lambda: panel.report is not None or "Could not" in panel.status.text())
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 settle(200)
                 target = args.out / f"{name}-{width}x{height}.png"
                 window.grab().save(str(target), "PNG")
-                print(f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
+                print(f"screenshot {target}: "
                       f"window {window.width()}x{window.height()}, minimum width {window.minimumSizeHint().width()}")
         window.close()
         runner.shutdown()

@@ -39,3 +39,20 @@ def test_the_progress_figure_counts_my_labels_in_this_corpus(qtbot: Any, window:
     labelling.save_now()
     qtbot.waitUntil(lambda: labelling.progress.text() == "1 / 3 labelled in this corpus (failures)", timeout=10_000)
     qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=10_000)
+
+
+def test_semantic_feedback_turns_on_once_the_model_is_ready_unless_switched_off(
+        qtbot: Any, window: MainWindow) -> None:
+    from cauterule_gui.settings import make_settings
+
+    box = window.workflows.labelling.semantic_box
+    assert not box.isChecked()
+    window.replay.model_state_changed.emit("semantic matching ready (model@test)")
+    assert not box.isChecked()  # not while another tab is in front (it would load the model here)
+    window.tabs.setCurrentWidget(window.workflows.labelling)
+    assert box.isChecked()
+    box.click()  # the reviewer switches it off: remembered, and the model state no longer overrides it
+    assert make_settings().value("label/semantic") in (False, "false")
+    window.replay.model_state_changed.emit("semantic matching ready (model@test)")
+    assert not box.isChecked()
+    qtbot.waitUntil(lambda: not window.runner.is_busy(), timeout=60_000)

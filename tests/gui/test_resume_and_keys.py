@@ -102,13 +102,19 @@ def test_question_mark_on_the_review_tab_lists_the_review_keys(qtbot: Any, windo
 
 def test_the_dark_theme_recolours_and_is_remembered(qtbot: Any, window: MainWindow) -> None:
     try:
+        window.workflows.promotion.set_message("Approved rule 3", "ok")
         window.set_theme("dark")
         assert theme.is_dark()
+        strip = window.workflows.promotion.message.palette().color(QPalette.ColorRole.Window)
+        assert strip == theme.swatch("pass").background
         assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
         assert make_settings().value("appearance/theme") == "dark"
         assert theme.swatch("pass").background.lightness() < 128
+        window.workflows.promotion.set_message("Approved rule 3", "ok")
         window.set_theme("light")
         assert not theme.is_dark()
+        strip = window.workflows.promotion.message.palette().color(QPalette.ColorRole.Window)
+        assert strip == theme.swatch("pass").background  # the success strip follows the switch
         assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() > 128
     finally:
         window.set_theme("system")
