@@ -74,14 +74,16 @@ def play(window: object) -> None:
         QTest.keyClick(rules.view, key)
         settle(50)
     labelling = w.workflows.labelling
-    wait(lambda: labelling.current_pk() is not None, 20_000)
+    w.tabs.setCurrentWidget(labelling)
     for trigger, directive in (("when a multi-step pipeline fails at stage 1", "check the stage's input first"),
                                ("when an injected instruction asks to ignore the rules", "refuse and report it")):
+        wait(lambda: labelling.current_pk() is not None and not labelling._loading, 20_000)
         labelling.trigger.setText(trigger)
         labelling.directive.setText(directive)
         labelling.save_and_next()
         settle(300)
     labelling.flush()
+    w.tabs.setCurrentWidget(w.workspace)
 
 
 def show_rich_review(window: object) -> None:

@@ -69,7 +69,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._reload()
 
     def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
-        """Rules with the same trigger and directive: marked "⧉ n" in the Trigger column."""
+        """Rules with the same trigger and directive: marked "× n" in the Trigger column."""
         self._duplicates = groups
         if self._rows:
             self.dataChanged.emit(self.index(0, COL_TRIGGER), self.index(len(self._rows) - 1, COL_TRIGGER))
@@ -146,10 +146,10 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         column = index.column()
         group = self._duplicates.get(item.rule_id, ()) if column == COL_TRIGGER else ()
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"⧉{len(group)} " + display(item, column) if group else display(item, column)
+            return f"×{len(group)} " + display(item, column) if group else display(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:
             if group:
-                return plain_tooltip(f"{item.trigger}\n\n⧉ {len(group)} rules say this (same trigger and "
+                return plain_tooltip(f"{item.trigger}\n\n× {len(group)} rules say this (same trigger and "
                                      "directive): press G to select them all, then A / R / D decide on each")
             return _tooltip(item, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:

@@ -236,7 +236,7 @@ class LabellingPanel(QWidget):
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         # Headers never clipped ("My label"); ids and labels elided in the middle.
-        self.column_fit = ColumnFit(self.view, {1: "python", 2: "✗ failure", COL_LABELS: "2 ⚖"},
+        self.column_fit = ColumnFit(self.view, {1: "python", 2: "✓ success", COL_LABELS: "2 ⚖"},
                                     {COL_ID: (2.0, 12), COL_MINE: (2.0, 8)})
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
 
@@ -780,7 +780,7 @@ class LabellingPanel(QWidget):
         semantic, factory = self.semantic_box.isChecked(), self.embedder_factory
 
         def job(_ctx: JobContext) -> LabelFeedback:
-            embed, note = None, "semantic matching is off (tick Semantic)"
+            embed, note = None, None if semantic else "semantic matching is off (tick Semantic)"
             if semantic and rules:
                 from core.embeddings import EmbeddingUnavailable
 

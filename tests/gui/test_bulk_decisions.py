@@ -74,7 +74,7 @@ def test_duplicates_are_marked_and_g_selects_the_group(qtbot: Any, tmp_path: Pat
         rules = window.workspace.rules
         window.show_review()
         rules.select_row(0)
-        assert rules.model.index(0, COL_TRIGGER).data().startswith("⧉3 ")
+        assert rules.model.index(0, COL_TRIGGER).data().startswith("×3 ")
         rules.view.setFocus()
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow, timeout=5000)
