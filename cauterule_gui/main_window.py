@@ -488,6 +488,7 @@ class MainWindow(QMainWindow):
         state = keys.read_bytes(self._settings, keys.KEY_STATE)
         if state is not None:
             self.restoreState(state)
+        session_state.restore_splitters(self, self._settings)
         splitter = keys.read_bytes(self._settings, keys.KEY_SPLITTER)
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -522,6 +523,7 @@ class MainWindow(QMainWindow):
         self._settings.setValue(keys.KEY_LITERAL_NEWLINES, self.viewer.literal_newlines)
         keys.write_dict(self._settings, keys.KEY_RULE_FILTER, self.workspace.rules.filter_state())
         session_state.remember(self, self._settings)
+        session_state.save_splitters(self, self._settings)
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

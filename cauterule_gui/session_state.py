@@ -108,3 +108,34 @@ def restore(window: MainWindow, settings: QSettings) -> bool:
             window.tabs.setCurrentIndex(index)
             break
     return True
+
+
+# -- splitters --------------------------------------------------------------------------
+SPLITTER_GROUP = "splitters"
+
+
+def save_splitters(window: MainWindow, settings: QSettings) -> None:
+    """Every named splitter of every tab (the Review ones also have their own keys)."""
+    from PySide6.QtWidgets import QSplitter
+
+    settings.beginGroup(SPLITTER_GROUP)
+    try:
+        for splitter in window.findChildren(QSplitter):
+            if splitter.objectName():
+                settings.setValue(splitter.objectName(), splitter.saveState())
+    finally:
+        settings.endGroup()
+
+
+def restore_splitters(window: MainWindow, settings: QSettings) -> None:
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtWidgets import QSplitter
+
+    settings.beginGroup(SPLITTER_GROUP)
+    try:
+        for splitter in window.findChildren(QSplitter):
+            value = settings.value(splitter.objectName()) if splitter.objectName() else None
+            if isinstance(value, QByteArray) and not value.isEmpty():
+                splitter.restoreState(value)
+    finally:
+        settings.endGroup()

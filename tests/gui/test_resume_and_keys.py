@@ -118,3 +118,23 @@ def test_the_dark_theme_recolours_and_is_remembered(qtbot: Any, window: MainWind
         assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() > 128
     finally:
         window.set_theme("system")
+
+
+def test_the_label_tab_splitter_is_remembered(qtbot: Any, review_window: MainWindow,
+                                                          runner: JobRunner) -> None:
+    label = review_window.workflows.labelling.splitter
+    review_window.tabs.setCurrentWidget(review_window.workflows.labelling)
+    qtbot.waitUntil(lambda: sum(label.sizes()) > 1000, timeout=3000)  # laid out at the window's width
+    label.setSizes([300, 600, 500])
+    wanted = label.sizes()
+    again = _reopen(qtbot, review_window, runner)
+    try:
+        again.resize(review_window.size())  # the offscreen screen is small: restoreGeometry clamps to it
+        again.tabs.setCurrentWidget(again.workflows.labelling)
+        qtbot.waitUntil(lambda: sum(again.workflows.labelling.splitter.sizes()) >= sum(wanted) - 20, timeout=3000)
+        got = again.workflows.labelling.splitter.sizes()
+        share = [round(x / sum(got), 2) for x in got]
+        assert share == [round(x / sum(wanted), 2) for x in wanted]
+    finally:
+        again.workflows.labelling.flush()
+        _close(again)
