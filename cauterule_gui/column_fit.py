@@ -32,6 +32,7 @@ class ColumnFit(QObject):
     def __init__(self, view: QTableView, fixed: Mapping[int, str], flexible: Mapping[int, tuple[float, int]]) -> None:
         super().__init__(view)
         self._view = view
+        self.view = view
         self._fixed = dict(fixed)
         self._flexible = dict(flexible)
         self._fitting = False

@@ -489,6 +489,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         session_state.restore_splitters(self, self._settings)
+        session_state.restore_headers(self, self._settings)
         splitter = keys.read_bytes(self._settings, keys.KEY_SPLITTER)
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -524,6 +525,7 @@ class MainWindow(QMainWindow):
         keys.write_dict(self._settings, keys.KEY_RULE_FILTER, self.workspace.rules.filter_state())
         session_state.remember(self, self._settings)
         session_state.save_splitters(self, self._settings)
+        session_state.save_headers(self, self._settings)
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

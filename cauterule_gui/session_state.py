@@ -139,3 +139,40 @@ def restore_splitters(window: MainWindow, settings: QSettings) -> None:
                 splitter.restoreState(value)
     finally:
         settings.endGroup()
+
+
+# -- column widths the reviewer set -------------------------------------------------------
+HEADER_GROUP = "headers"
+
+
+def save_headers(window: MainWindow, settings: QSettings) -> None:
+    """Tables whose columns fit themselves (``ColumnFit``) keep the widths a reviewer dragged."""
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(HEADER_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            name = fit.view.objectName()
+            if name and name != "ruleTable":  # the rules table has its own key (review/rule_header)
+                if fit.user_resized:
+                    settings.setValue(name, fit.view.horizontalHeader().saveState())
+                else:
+                    settings.remove(name)
+    finally:
+        settings.endGroup()
+
+
+def restore_headers(window: MainWindow, settings: QSettings) -> None:
+    from PySide6.QtCore import QByteArray
+
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(HEADER_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            value = settings.value(fit.view.objectName()) if fit.view.objectName() else None
+            if isinstance(value, QByteArray) and not value.isEmpty():
+                fit.view.horizontalHeader().restoreState(value)
+                fit.keep_user_widths()
+    finally:
+        settings.endGroup()

@@ -138,3 +138,15 @@ def test_the_label_tab_splitter_is_remembered(qtbot: Any, review_window: MainWin
     finally:
         again.workflows.labelling.flush()
         _close(again)
+
+
+def test_evidence_column_widths_the_reviewer_dragged_are_remembered(qtbot: Any, review_window: MainWindow,
+                                                                    runner: JobRunner) -> None:
+    header = review_window.workspace.evidence.view.horizontalHeader()
+    header.resizeSection(1, 211)  # the Corpus column, dragged wider
+    again = _reopen(qtbot, review_window, runner)
+    try:
+        assert again.workspace.evidence.view.horizontalHeader().sectionSize(1) == 211
+        assert again.workspace.evidence.column_fit.user_resized
+    finally:
+        _close(again)
