@@ -58,6 +58,7 @@ from cauterule_gui.workflow_tabs import WorkflowTabs
 STORE_FILTER = "Workbench store (*.sqlite *.db);;All files (*)"
 DEFAULT_SIZES = (330, 790, 440)
 LIVE_REFRESH_MS = 250
+DUPLICATES_AFTER_REPLAY_MS = 1500  # well after the post-replay refresh slices
 
 
 class MainWindow(QMainWindow):
@@ -353,7 +354,7 @@ class MainWindow(QMainWindow):
 
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()
-        self.bulk.refresh_duplicates()  # replay may have made candidates of expected_rule copies
+        QTimer.singleShot(DUPLICATES_AFTER_REPLAY_MS, self.bulk.refresh_duplicates)  # replay made candidates; after the refresh
         self.workflows.on_decision_or_replay()
         self._set_store_actions_enabled(True)
         rules = self.workspace.rules
