@@ -314,6 +314,9 @@ class MainWindow(QMainWindow):
         self._settings.setValue(keys.KEY_THEME, name)
         self.theme_actions[theme.THEMES.index(name)].setChecked(True)
         self._on_colours_changed()
+        # Widgets receive the new palette through events: render the documents again once
+        # they have it (else the viewer keeps light colours on a dark background).
+        QTimer.singleShot(0, self._on_colours_changed)
 
     def refresh(self) -> None:
         self.start.describe()

@@ -155,7 +155,9 @@ class WorkflowTabs:
 
     def colours_changed(self) -> None:
         """Theme switched: the promotion strip (its panel paints it once, with the swatch of
-        its message kind) is re-painted with the same swatch of the new scheme."""
+        its message kind) is re-painted with the same swatch of the new scheme; the Label tab's
+        trajectory is rendered again in the new colours."""
+        self.labelling.viewer.rerender()
         strip = self.promotion.message
         background = strip.palette().color(QPalette.ColorRole.Window)
         for name in ("pass", "fail", "inconclusive", "missed"):

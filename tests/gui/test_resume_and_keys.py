@@ -150,3 +150,26 @@ def test_evidence_column_widths_the_reviewer_dragged_are_remembered(qtbot: Any, 
         assert again.workspace.evidence.column_fit.user_resized
     finally:
         _close(again)
+
+
+def test_the_evidence_viewer_follows_a_switch_to_dark(qtbot: Any, review_window: MainWindow) -> None:
+    viewer = review_window.workspace.viewer
+    try:
+        review_window.set_theme("dark")
+        qtbot.waitUntil(lambda: viewer.palette().color(QPalette.ColorRole.Base).lightness() < 128, timeout=2000)
+        document = viewer.text.document()
+        qtbot.waitUntil(lambda: any(
+            fmt.background().style() != Qt.BrushStyle.NoBrush and fmt.background().color().lightness() < 128
+            for fmt in _block_formats(document)), timeout=2000)
+        assert not any(fmt.background().style() != Qt.BrushStyle.NoBrush and fmt.background().color().lightness() > 200
+                       for fmt in _block_formats(document))  # no light error / failure strips left on dark
+    finally:
+        review_window.set_theme("system")
+
+
+def _block_formats(document: Any) -> list[Any]:
+    block, found = document.begin(), []
+    while block.isValid():
+        found.append(block.blockFormat())
+        block = block.next()
+    return found
