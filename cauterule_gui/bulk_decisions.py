@@ -2,9 +2,10 @@
 
 A / R / D act on every selected rule when more than one row is selected (one rule selected:
 the Review controller's single-rule path, unchanged). Each rule gets its own call to the
-review decision API (``review_actions.approve / reject / defer``), so each gets its own
-decision and its own audit event; a rule whose approval is refused (unopened broken rows,
-incomplete run) is reported by name and left undecided, the others are decided.
+decision path (``review_actions.request`` + ``run``, i.e. ``core.decisions.decide``), so each
+gets its own decision and its own audit event; a rule whose approval is refused (unopened
+broken rows, incomplete run, a failed gate needing acknowledgement) is reported by name and
+left undecided, the others are decided.
 
 Duplicates (same trigger and directive, ``core.rule_duplicates``) are marked in the rules
 table; G selects the current rule's whole group so one key decides them all.
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
 
+from core.decisions import ApprovalRefused, PromotionError, ReasonRequired
+from core.store.engine import Store
 from core.store.workspace_repo import WorkspaceRule
 
 from cauterule_gui import review_actions
@@ -35,22 +38,18 @@ class BulkResult:
     refused: dict[int, str] = field(default_factory=dict)  # rule id -> why
 
 
-def decide_each(reviews: object, rows: list[WorkspaceRule], reviewer: str, action: str,
+def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: str,
                 reason: str | None) -> BulkResult:
-    """One decision API call per rule (one transaction and one audit event each)."""
+    """One request on the one decision path per rule (``review_actions.request`` / ``run``):
+    its own transaction, decision and audit event. ``core.decisions`` checks each rule
+    (broken rows opened, complete run, gates) and refuses with a reason, which is kept."""
     result = BulkResult(action)
-    calls: Mapping[str, Callable[..., object]] = {
-        "approve": review_actions.approve, "reject": review_actions.reject, "defer": review_actions.defer}
     for row in rows:
-        target = review_actions.DecisionTarget.from_row(row)
+        override = action == "approve" and row.verdict != "pass" and bool(reason)
+        request = review_actions.request(row, action, reviewer, reason, override_verdict=override)
         try:
-            if action == "approve":
-                unopened = reviews.unreviewed_broken(reviewer, target.result_id)  # type: ignore[attr-defined]
-                if unopened:
-                    raise review_actions.ApprovalRefused(
-                        f"{len(unopened)} broken trajector{'y' if len(unopened) == 1 else 'ies'} not opened or waived")
-            calls[action](reviews, target, reviewer, reason)
-        except (review_actions.ApprovalRefused, review_actions.ReasonRequired, ValueError) as refusal:
+            review_actions.run(store, request)
+        except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
             result.refused[row.rule_id] = str(refusal)
             continue
         result.decided.append(row.rule_id)
@@ -142,7 +141,7 @@ class BulkDecisions(QObject):
         self.reason_dialog = None
         if services is None:
             return BulkResult(action)
-        result = decide_each(services.reviews, rows, reviewer, action, reason)
+        result = decide_each(services.store, rows, reviewer, action, reason)
         self.last = result
         refused = "; ".join(f"rule {rid}: {why}" for rid, why in list(result.refused.items())[:3])
         done = {"approve": "Approved", "reject": "Rejected", "defer": "Deferred"}[action]

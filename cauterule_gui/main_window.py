@@ -147,6 +147,9 @@ class MainWindow(QMainWindow):
         self.history.refresh(services.replays)
         self.start.describe()
         self.bulk.refresh_duplicates()
+        from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
+
+        self.loop = install_loop(self)
         self._restore_settings()
 
     # -- construction ------------------------------------------------------------------
@@ -475,7 +478,7 @@ class MainWindow(QMainWindow):
             remember_store(self._settings, self.services.path)
 
     def _show_reviewer(self, name: str) -> None:
-        self.reviewer_label.setText(f"Reviewer: {name or '— (asked at the first decision)'}")
+        self.reviewer_label.setText(f"Reviewer: {name or '— (asked when you first open evidence or decide)'}")
         self.rule_model.set_reviewer(name or None)
         self.review.show_rule(self.workspace.rules.current_rule())
 

@@ -1,6 +1,6 @@
 """The review workspace's behaviour: what a selected rule shows, and what the keys do.
 
-Decisions go through ``review_actions`` and are written synchronously on the GUI thread:
+Decisions go through ``core.decisions.decide`` (via ``review_actions``), written synchronously on the GUI thread:
 each is one short transaction (milliseconds; WAL lets it proceed beside a running replay,
 and the busy timeout covers the instant a replay chunk is being saved), so a rule shown as
 decided is already on disk and the next key can advance without waiting for a job.
@@ -9,12 +9,22 @@ decided is already on disk and the next key can advance without waiting for a jo
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from core.loop.taint import TaintJustificationRequired
 from core.store.replay_repo import StoredOutcome
-from core.store.review_repo import ApprovalRefused, ReasonRequired
+from core.decisions import (
+    AcknowledgementRequired,
+    ApprovalRefused,
+    BrokenNotOpened,
+    DecisionRequest,
+    OverrideRequired,
+    PromotionError,
+    ReasonRequired,
+)
 from core.store.workspace_repo import WorkspaceRule
 
 from cauterule_gui import review_actions
@@ -59,6 +69,7 @@ class ReviewController(QObject):
         self.interactive = True  # False for --screenshot: never ask for a name
         self._held = False
         self._pending: tuple[WorkspaceRule | None] | None = None
+        self._refused_for: tuple[int, str] | None = None  # (result id, reviewer) of a refused approval
         rules.rule_selected.connect(self.show_rule)
         evidence.evidence_opened.connect(self.open_evidence)
 
@@ -116,113 +127,131 @@ class ReviewController(QObject):
         detail = services.corpora.get_trajectory(outcome.trajectory_pk)
         self.viewer.show_trajectory(detail, outcome.spans, breakdown_text(outcome))
         if deliberate and self.rule is not None:
+            # Take the result id BEFORE asking the name: the name prompt runs an event loop in
+            # which the rules table may refresh and reset self.rule (issue 12, defect 1).
+            result_id, rule_id = self.rule.result_id, self.rule.rule_id
+            asked = not self.identity.name
             reviewer = self._reviewer()
             if reviewer:
-                services.workspace.record_view(reviewer, self.rule.result_id, outcome.trajectory_pk)
+                services.workspace.record_view(reviewer, result_id, outcome.trajectory_pk)
+                if asked and (self.rule is None or self.rule.rule_id != rule_id):
+                    # Setting the name refreshed the rules table: bring the reviewer back to
+                    # the rule and the trajectory they opened.
+                    self.rules.select_rule(rule_id)
+                    self.evidence.set_bucket(outcome.bucket)
+                    row = self.evidence.model.row_of(outcome.trajectory_pk)
+                    if row is not None:
+                        self.evidence.view.setCurrentIndex(self.evidence.model.index(row, 0))
                 self._refresh_flags()
+                self._update_refusal(services)
 
     def _reviewer(self) -> str | None:
         return self.identity.require(self._parent) if self.interactive else self.identity.name
 
     # -- decisions ---------------------------------------------------------------------
-    def _target(self) -> tuple[StoreServices, review_actions.DecisionTarget, str] | None:
+    # The controller decides nothing: it sends the request to core.decisions, and when a
+    # refusal says what is missing (a reason, an override, an acknowledgement) it asks the
+    # reviewer and sends the request again.
+    def _target(self) -> tuple[StoreServices, WorkspaceRule, str] | None:
         services = self._services()
         if services is None or self.rule is None:
             self.status_message.emit("Select a rule first")
             return None
+        row = self.rule
         reviewer = self._reviewer()
         if not reviewer:
             self.status_message.emit("A reviewer name is needed to record decisions")
             return None
-        return services, review_actions.DecisionTarget.from_row(self.rule), reviewer
+        return services, row, reviewer
 
     def approve(self) -> None:
         found = self._target()
-        if found is None:
-            return
-        services, target, reviewer = found
-        unopened = services.reviews.unreviewed_broken(reviewer, target.result_id)
-        if unopened:
-            self._refuse_approval(ApprovalRefused(
-                f"approval refused: {len(unopened)} broken trajector{'y' if len(unopened) == 1 else 'ies'} "
-                f"not yet opened or waived ({', '.join(unopened[:5])})"
-            ))
-            return
-        if target.evidence.get("verdict") != "pass":
-            # Approving against replay's verdict is allowed, but only with a written reason.
-            verdict = target.evidence.get("verdict")
-            dialog = ReasonDialog(
-                "Approve against replay's verdict",
-                f"Replay's verdict is {verdict} ({target.evidence.get('reason')}). Why approve anyway?\n"
-                f"{self.rule.trigger if self.rule else ''}",
-                self._parent, ok_text="Approve",
-            )
-            dialog.reason_given.connect(lambda reason: self._approve_with(services, target, reviewer, reason))
-            dialog.finished.connect(lambda _r: dialog.deleteLater())
-            self.reason_dialog = dialog
-            dialog.open()
-            dialog.edit.setFocus()
-            return
-        self._approve_with(services, target, reviewer, None)
-
-    def _approve_with(self, services: StoreServices, target: review_actions.DecisionTarget, reviewer: str,
-                      reason: str | None) -> None:
-        self.reason_dialog = None
-        try:
-            review_actions.approve(services.reviews, target, reviewer, reason)
-        except (ApprovalRefused, ValueError) as refusal:
-            self._refuse_approval(refusal)
-            return
-        self._after_decision("approve", target.rule_id)
-
-    def _refuse_approval(self, refusal: Exception) -> None:
-        self.evidence.show_message(str(refusal).capitalize() + ". Open each broken row (2, then ]) or waive it (W).")
-        self.status_message.emit(str(refusal))
+        if found is not None:
+            self._submit(found[0], review_actions.request(found[1], "approve", found[2]), found[1])
 
     def reject(self) -> None:
         found = self._target()
-        if found is None:
-            return
-        services, target, reviewer = found
-        dialog = ReasonDialog("Reject rule", f"Why reject this rule?\n{self.rule.trigger if self.rule else ''}",
-                              self._parent, ok_text="Reject")
-        dialog.reason_given.connect(lambda reason: self._reject_with(services, target, reviewer, reason))
+        if found is not None:
+            services, row, reviewer = found
+            self._ask_reason("Reject rule", f"Why reject this rule?\n{row.trigger}", "Reject",
+                             lambda reason: self._submit(services, review_actions.request(
+                                 row, "reject", reviewer, reason), row))
+
+    def defer(self) -> None:
+        found = self._target()
+        if found is not None:
+            self._submit(found[0], review_actions.request(found[1], "defer", found[2]), found[1])
+
+    def _submit(self, services: StoreServices, req: DecisionRequest, row: WorkspaceRule) -> None:
+        self.reason_dialog = None
+        try:
+            review_actions.run(services.store, req)
+        except OverrideRequired as refusal:
+            self._ask_reason("Approve against replay's verdict",
+                             f"{review_actions.first_upper(str(refusal))}.\nWhy approve anyway?\n{row.trigger}",
+                             "Approve", lambda reason: self._submit(services, replace(
+                                 req, override_verdict=True, reason=reason), row))
+        except AcknowledgementRequired as refusal:
+            self._ask_reason("Human approval required",
+                             f"{review_actions.first_upper(refusal.wording)}.\nApproving records your "
+                             "acknowledgement in the audit log. Why approve anyway?", "Acknowledge and approve",
+                             lambda reason: self._submit(services, replace(
+                                 req, acknowledge_gate=True, reason=req.reason or reason), row))
+        except TaintJustificationRequired as refusal:
+            self._ask_reason("Approve a rule from a tainted source",
+                             f"{review_actions.first_upper(str(refusal))}.\nWhy is this rule safe to carry?",
+                             "Approve", lambda reason: self._submit(services, replace(req, reason=reason), row))
+        except BrokenNotOpened as refusal:
+            self._refused_for = (row.result_id, req.reviewer)
+            self._refuse_approval(refusal)
+        except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
+            self.evidence.show_message(review_actions.first_upper(str(refusal)))
+            self.status_message.emit(str(refusal))
+        else:
+            self._refused_for = None
+            self._after_decision(req.action, row)
+
+    def _ask_reason(self, title: str, prompt: str, ok_text: str, then: Callable[[str], None]) -> None:
+        dialog = ReasonDialog(title, prompt, self._parent, ok_text=ok_text)
+        dialog.reason_given.connect(then)
         dialog.finished.connect(lambda _r: dialog.deleteLater())
         self.reason_dialog = dialog
         dialog.open()
         dialog.edit.setFocus()
 
-    def _reject_with(self, services: StoreServices, target: review_actions.DecisionTarget, reviewer: str,
-                     reason: str) -> None:
-        self.reason_dialog = None
-        try:
-            review_actions.reject(services.reviews, target, reviewer, reason)
-        except ReasonRequired as error:
-            self.evidence.show_message(str(error))
-            return
-        self._after_decision("reject", target.rule_id)
+    def _refuse_approval(self, refusal: Exception) -> None:
+        # first_upper, not str.capitalize(): trajectory ids in the message keep their case.
+        self.evidence.show_message(review_actions.first_upper(str(refusal))
+                                   + ". Open each broken row (2, then ]) or waive it (W).")
+        self.status_message.emit(str(refusal))
 
-    def defer(self) -> None:
-        found = self._target()
-        if found is None:
+    def _update_refusal(self, services: StoreServices) -> None:
+        """Keep an approval-refused banner true as broken rows are opened or waived."""
+        if self._refused_for is None or self.rule is None or self._refused_for[0] != self.rule.result_id:
             return
-        services, target, reviewer = found
-        review_actions.defer(services.reviews, target, reviewer)
-        self._after_decision("defer", target.rule_id)
+        left = services.reviews.unreviewed_broken(self._refused_for[1], self._refused_for[0])
+        if left:
+            self.evidence.show_message(
+                f"Approval refused: {len(left)} broken trajector{'y' if len(left) == 1 else 'ies'} not yet opened "
+                f"or waived ({', '.join(left[:5])}{', …' if len(left) > 5 else ''}). "
+                "Open each broken row (2, then ]) or waive it (W).")
+        else:
+            self._refused_for = None
+            self.evidence.show_message("Every broken row is now opened or waived: press A to approve.")
 
-    def _after_decision(self, action: str, rule_id: int) -> None:
+    def _after_decision(self, action: str, row: WorkspaceRule) -> None:
         self.evidence.clear_message()
         words = {"approve": "Approved", "reject": "Rejected", "defer": "Deferred"}
-        self.status_message.emit(f"{words[action]} rule {self.rule.origin if self.rule else rule_id} (saved)")
-        self.rules.refresh(advance_from=rule_id)
-        self.decided.emit(action, rule_id)
+        self.status_message.emit(f"{words[action]} rule {row.origin} (saved)")
+        self.rules.refresh(advance_from=row.rule_id)
+        self.decided.emit(action, row.rule_id)
 
     def undo(self) -> None:
         services = self._services()
         reviewer = self.identity.name
         if services is None or not reviewer:
             return
-        undone = review_actions.undo_last(services.reviews, reviewer)
+        undone = review_actions.undo(services.store, reviewer)
         if undone is None:
             self.status_message.emit("Nothing to undo")
             return
@@ -274,6 +303,7 @@ class ReviewController(QObject):
             self.reason_dialog = None
             services.reviews.waive(reviewer, result_id, outcome.trajectory_pk, reason)
             self._refresh_flags()
+            self._update_refusal(services)
             self.status_message.emit(f"Waived {outcome.trajectory_id}")
 
         dialog.reason_given.connect(record)

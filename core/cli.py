@@ -211,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_promotion.register(sub)
     cli_agreement.register(sub)
     cli_ruler.register(sub)
+    from core import cli_loop  # gate, taint, injection, cross-session, new-candidate (H15)
+
+    cli_loop.register(sub)
     return parser
 
 

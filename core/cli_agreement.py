@@ -53,6 +53,8 @@ def format_result(result: dict[str, Any]) -> list[str]:
         f"session {s['id']} ({s['uid'][:12]}) run #{s['run_id']}, {result['mode']}, seed {s['seed']}, "
         f"{s['size']} items, gate {s['gate']:.2f}" + (f", reviewer {result['reviewer']}" if result["reviewer"] else ""),
     ]
+    if result.get("old_question"):
+        lines.append(f"  OLD SINGLE QUESTION: {result['question_note']}")
     for reviewer, p in result["progress"].items():
         lines.append(f"  progress: {reviewer} {p['committed']}/{p['size']}")
     lines.append(f"  agreement: {_rate(result['agreement'])}" + (f", {result['abstained']} can't tell (left out)"
@@ -69,6 +71,13 @@ def format_result(result: dict[str, Any]) -> list[str]:
             lines.append("    " + label.ljust(15) + " " + " ".join(str(c).rjust(width) for c in row))
     for stratum in result["per_stratum"]:
         lines.append(f"  stratum {stratum['stratum']}: {_rate(stratum['agreement'])}")
+    scope, recall = result.get("scope"), result.get("scoped_recall")
+    if scope and scope["asked"]:
+        lines.append(f"  scope agreement (share of replay's recall denominator judged in scope): "
+                     f"{_rate(scope['agreement'])}; domain-less rules {_rate(scope['domain_less'])}")
+    if recall and recall["estimate"] is not None:
+        lines.append(f"  recall: replay {recall['replay_recall']:.3f}, scope-corrected {recall['estimate']:.3f} "
+                     f"[{recall['ci_low']:.3f}, {recall['ci_high']:.3f}] ({recall['label']})")
     marks = result["unblinded_marks"]
     lines.append(
         f"  unblinded workspace marks (reported apart, never in the blind result): {marks['right']} right, "

@@ -41,6 +41,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_promotions)
 
+    p = subparsers.add_parser(
+        "decide", help="approve / reject / defer / retire / supersede a rule (the same rules as the GUI)")
+    _add_store(p)
+    p.add_argument("action", choices=("approve", "reject", "defer", "retire", "supersede"))
+    p.add_argument("--rule", type=int, default=None, help="rule id (approve / reject / defer; or the standing rule's)")
+    p.add_argument("--standing", default=None, help="standing rule id R-NNN (retire / supersede)")
+    p.add_argument("--by", dest="successor", default=None, help="supersede: the successor's standing id")
+    p.add_argument("--run", type=int, default=None, help="replay run the decision rests on (default: newest complete)")
+    p.add_argument("--reviewer", required=True)
+    p.add_argument("--reason", default=None)
+    p.add_argument("--override-verdict", action="store_true",
+                   help="approve against replay's verdict (needs --reason)")
+    p.add_argument("--acknowledge-gate", action="store_true",
+                   help="approve although the blind agreement gate failed (recorded in the audit log)")
+    p.add_argument("--waive", action="append", default=[], metavar="TRAJECTORY_ID=REASON",
+                   help="waive one broken trajectory with a reason (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_decide)
+
 
 def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
     from core.export.rule_store import RuleStoreExportError, export_rule_store
@@ -82,13 +101,44 @@ def cmd_promotions(args: argparse.Namespace, store: Store) -> int:
         stale = " STALE" if item.stale is not None and item.stale.stale else ""
         print(f"[{item.rule_id}] {item.origin}: {item.verdict} ({item.reason}), {decision}{standing}{stale} "
               f"— run #{item.run_id}; {gates}")
+        print(f"    {item.wording}")
         for gate in item.gates:
-            if gate.state in ("fail", "warn"):
+            if gate.state in ("fail", "warn") and gate.name != "agreement":
                 print(f"    {gate.name}: {gate.detail}")
         for note in item.notes:
             print(f"    note: {note}")
     for report in queue.stale:
         print(f"stale: {report.standing_id} (rule {report.rule_id}): {report.summary}")
     if not queue.items:
-        print("no replayed rules: import rules and run `replay` first")
+        print("no rules: import rules (and run `replay`) first")
+    return EXIT_OK
+
+
+def cmd_decide(args: argparse.Namespace, store: Store) -> int:
+    from core.decisions import ApprovalRefused, DecisionRequest, PromotionError, ReasonRequired, decide
+
+    waivers: dict[str, str] = {}
+    for entry in args.waive:
+        tid, sep, why = entry.partition("=")
+        if not sep or not tid.strip():
+            print(f"error: --waive expects TRAJECTORY_ID=REASON, got {entry!r}", file=sys.stderr)
+            return EXIT_ERROR
+        waivers[tid.strip()] = why
+    request = DecisionRequest(
+        args.action, args.reviewer, rule_id=args.rule, run_id=args.run, standing_id=args.standing,
+        successor=args.successor, reason=args.reason, override_verdict=args.override_verdict,
+        acknowledge_gate=args.acknowledge_gate, waivers=waivers, via="cli",
+    )
+    try:
+        outcome = decide(store, request)
+    except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
+        print(f"refused: {refusal}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps({"action": outcome.action, "rule_id": outcome.rule_id, "message": outcome.message,
+                          "decision_id": None if outcome.decision is None else outcome.decision.id,
+                          "standing_id": None if outcome.promotion is None else outcome.promotion.standing_id,
+                          "status": None if outcome.promotion is None else outcome.promotion.status}, indent=2))
+    else:
+        print(outcome.message)
     return EXIT_OK

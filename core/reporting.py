@@ -135,6 +135,9 @@ def build_report(
     }
     if ruler is not None:
         report["ruler"] = ruler.to_dict()
+    from core.loop.report import loop_sections  # gate, injection, taint, cross-session (H15)
+
+    report["loop"] = loop_sections(store, run.id)
     report["metrics"] = [m.to_dict() for m in displayed_metrics(report)]
     return report
 
@@ -366,6 +369,10 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines += _human_md(report["human_vs_replay"])
     if "ruler" in report:
         lines += _ruler_md(report["ruler"])
+    if "loop" in report:
+        from core.loop.report import loop_markdown
+
+        lines += loop_markdown(report["loop"], _md)
     if metrics:
         lines += ["", "## Every metric with its floor", "",
                   "| metric | value | k/n | 95% CI | floor | floor n |", "|---|---|---|---|---|---|"]

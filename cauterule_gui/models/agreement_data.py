@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.agreement.blind import BlindView, trajectory_text
 from core.agreement.model import BlindItem, Progress, Reveal, SessionInfo
-from core.agreement.session import commit_judgement, list_sessions, next_item, progress, preview_session
+from core.agreement.session import commit_judgement, judging_view, list_sessions, next_item, preview_session, progress
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import TrajectoryDetail
 from core.store.engine import Store
@@ -33,9 +34,9 @@ class JudgeItem:
     session: SessionInfo
     item: BlindItem | None  # None: the reviewer has judged every item
     progress: Progress
-    detail: TrajectoryDetail | None  # the evidence item's trajectory
-    evidence: tuple[tuple[int, str], ...]  # verdict items: (pk, trajectory_id) where the rule fires
-
+    detail: TrajectoryDetail | None  # the evidence item's trajectory (never shown before the commit)
+    evidence: tuple[tuple[int, str], ...]  # verdict items: (pk, "") where the rule fires; ids are not shown
+    view: BlindView | None = None  # every string the judging screen shows before the commit
 
 def choices(store: Store, reviewer: str) -> Choices:
     runs = tuple(r for r in reversed(ReplayRepository(store).runs()) if r.status == "complete")
@@ -57,17 +58,23 @@ def judge_item(store: Store, session: SessionInfo, reviewer: str) -> JudgeItem:
     if item is not None and item.trajectory_pk is not None:
         detail = corpora.get_trajectory(item.trajectory_pk)
     if item is not None and item.evidence_pks:
-        found = {d.id: d.trajectory_id for d in corpora.get_trajectories(ids=list(item.evidence_pks))}
-        evidence = tuple((pk, found.get(pk, f"#{pk}")) for pk in item.evidence_pks)
-    return JudgeItem(session, item, done, detail, evidence)
+        evidence = tuple((pk, "") for pk in item.evidence_pks)
+    view = None if item is None else judging_view(store, item)
+    return JudgeItem(session, item, done, detail, evidence, view)
 
 
-def commit(store: Store, item_id: int, reviewer: str, answer: str) -> Reveal:
-    return commit_judgement(store, item_id, reviewer, answer)
+def commit(store: Store, item_id: int, reviewer: str, answer: str, scope: str | None = None) -> Reveal:
+    return commit_judgement(store, item_id, reviewer, answer, scope=scope)
 
 
 def trajectory(store: Store, pk: int) -> TrajectoryDetail | None:
     return CorpusRepository(store).get_trajectory(pk)
+
+
+def blind_trajectory(store: Store, pk: int) -> str:
+    """A trajectory as the blind judging screen may show it (no id, path, tags, expected_*)."""
+    detail = CorpusRepository(store).get_trajectory(pk)
+    return "" if detail is None else trajectory_text(detail.record, detail.success)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.metrics.wilson import Rate
 
@@ -69,3 +70,20 @@ def stratum_rows(result: object) -> list[StratumRow]:
         rows.append(StratumRow("stratum", s.stratum, s.agreement, s.abstained, info.get("sampled"),
                                info.get("population")))
     return rows
+
+
+def scope_lines(result: Any) -> list[str]:
+    """Scope agreement and the scope-corrected recall, reported apart from the gate (firing + verdict)."""
+    if result.session.old_question:
+        return ["Old single question: this session was made before firing and scope were asked apart; its "
+                "results are kept as they were and its evidence items do not feed the gate."]
+    scope, recall = result.scope, result.scoped_recall
+    lines = [f"Scope agreement (share of replay's recall denominator a human judges in scope): "
+             f"{rate_cell(scope.agreement)}; domain-less rules {rate_cell(scope.domain_less)}"
+             + (f"; {scope.cant_tell} can't tell" if scope.cant_tell else "")]
+    if recall.estimate is not None and recall.ci is not None and recall.replay_recall is not None:
+        lines.append(f"Recall: replay {recall.replay_recall:.2f} · scope-corrected {recall.estimate:.2f} "
+                     f"[{recall.ci[0]:.2f}–{recall.ci[1]:.2f}] ({recall.label})")
+    else:
+        lines.append(f"Scope-corrected recall: — ({recall.label})")
+    return lines

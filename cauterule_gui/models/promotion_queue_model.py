@@ -39,7 +39,8 @@ ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 RULE_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # the gate state behind a cell (pass / fail / warn / not_measured)
 
-GROUPS = {0: "ready", 1: "stale approval", 2: "not passing", 3: "deferred", 4: "decided"}
+# For the summary line only; each row says what it means (``QueueItem.wording``).
+SUMMARY_GROUPS = {0: "ready", 1: "stale approval", 2: "not passing", 3: "deferred", 4: "decided", 5: "not replayed"}
 GATE_SYMBOL = {"pass": "✓", "fail": "✗", "warn": "⚠", "not_measured": "—"}
 DECISION_TEXT = {"approve": "✓ approved", "reject": "✗ rejected", "defer": "… deferred"}
 _SWATCH_FOR_STATE = {"pass": "pass", "fail": "fail", "warn": "inconclusive", "stale": "fail"}
@@ -78,6 +79,10 @@ def load_snapshot(store: Store, reviewer: str | None, similarity: Similarity | N
         if version is not None:
             standing[promotion.standing_id] = StandingText(promotion.standing_id, promotion.rule_id,
                                                            version.trigger, version.directive)
+    for item in queue.items:  # imported standing rules can be successors too (adopted on use)
+        if item.imported and item.standing_id and item.promotion_status == "active":
+            standing.setdefault(item.standing_id, StandingText(item.standing_id, item.rule_id, item.trigger,
+                                                               item.directive))
     return QueueSnapshot(queue, reviewer, standing)
 
 
@@ -106,6 +111,8 @@ def broken_text(gate: Gate) -> str:
 
 
 def agreement_text(gate: Gate) -> str:
+    if gate.data.get("source") == "blind sessions":  # the gate says what it means, in words
+        return f"{GATE_SYMBOL.get(gate.state, '')} {gate.detail}"
     if gate.state == "not_measured":
         return "— not measured"
     value, low = gate.data.get("agreement"), gate.data.get("ci_low")
@@ -161,7 +168,7 @@ def stale_text(item: QueueItem) -> str:
 
 def cell_text(item: QueueItem, column: int) -> str:
     if column == COL_GROUP:
-        return GROUPS.get(item.priority, str(item.priority))
+        return item.wording  # never "ready" beside a failed gate: the core words it
     if column == COL_RULE:
         return rule_label(item)
     if column == COL_TRIGGER:
@@ -216,13 +223,28 @@ class PromotionQueueModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[QueueItem] = []
+        self._filter = ""
         self.snapshot: QueueSnapshot | None = None
 
     def set_snapshot(self, snapshot: QueueSnapshot | None) -> None:
         self.beginResetModel()
         self.snapshot = snapshot
-        self._items = [] if snapshot is None else list(snapshot.items)
+        self._items = self._filtered()
         self.endResetModel()
+
+    def set_filter(self, text: str) -> None:
+        """Show only rows whose rule, text, standing id or state contains ``text`` (any case)."""
+        self.beginResetModel()
+        self._filter = " ".join(text.lower().split())
+        self._items = self._filtered()
+        self.endResetModel()
+
+    def _filtered(self) -> list[QueueItem]:
+        items = [] if self.snapshot is None else list(self.snapshot.items)
+        if not self._filter:
+            return items
+        return [i for i in items if self._filter in " ".join(
+            (i.origin, i.trigger, i.directive, i.standing_id or "", i.wording, i.kind)).lower()]
 
     def item(self, row: int) -> QueueItem | None:
         return self._items[row] if 0 <= row < len(self._items) else None

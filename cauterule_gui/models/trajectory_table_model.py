@@ -30,8 +30,10 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Success", "success", "success field of the trajectory"),
     ("Failure class", "failure_class", "failure_class field"),
     ("Expected rule", "expected_rule", "whether expected_rule (ground truth) is present"),
+    ("Gate", "id", "would 0.3.1's pre-extraction gate silence it (strict mode), and why"),
+    ("Source", "id", "source trust: tainted when an injection marker or encoded blob is found (§6.7)"),
 )
-COL_ID, COL_CORPUS, COL_DOMAIN, COL_SUCCESS, COL_FAILURE, COL_EXPECTED = range(len(COLUMNS))
+COL_ID, COL_CORPUS, COL_DOMAIN, COL_SUCCESS, COL_FAILURE, COL_EXPECTED, COL_GATE, COL_TRUST = range(len(COLUMNS))
 
 # Role carrying the store primary key of a row (int).
 PK_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -47,7 +49,17 @@ class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
         super().__init__(parent, page_size, order_by="id")
         self._repo = repository
         self._filter = TrajectoryFilter()
+        self._loop: dict[int, Any] = {}  # pk -> core.loop.views.TrajectoryLoopInfo, computed off the GUI thread
         self._reload()
+
+    def set_loop_info(self, info: dict[int, Any]) -> None:
+        """Gate and taint per trajectory (from a job); repaints the two loop columns."""
+        self._loop = dict(info)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, COL_GATE), self.index(len(self._rows) - 1, COL_TRUST))
+
+    def loop_info(self, pk: int) -> Any:
+        return self._loop.get(pk)
 
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: CorpusRepository | None) -> None:
@@ -100,6 +112,8 @@ class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
             return None
         item = self._rows[index.row()]
         column = index.column()
+        if column in (COL_GATE, COL_TRUST) and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return _loop_cell(self._loop.get(item.id), column, role == Qt.ItemDataRole.ToolTipRole)
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -125,6 +139,24 @@ def _display(item: TrajectorySummary, column: int) -> str:
     if column == COL_EXPECTED:
         return "yes" if item.has_expected_rule else "—"
     return ""
+
+
+_GATE_SHORT = {"no_failure_signal": "no signal", "nearmiss_recovery_succeeded": "recovered",
+               "failure_without_signal": "failure, no signal"}
+
+
+def _loop_cell(info: Any, column: int, tooltip: bool) -> str | None:
+    if info is None:
+        return None if tooltip else "…"
+    if column == COL_GATE:
+        strict, relaxed = info.strict, info.relaxed
+        if tooltip:
+            return plain_tooltip(f"strict: {'silence' if strict.silenced else 'extract'} — {strict.why}\n"
+                                 f"relaxed: {'silence' if relaxed.silenced else 'extract'} — {relaxed.why}")
+        return f"silenced ({_GATE_SHORT.get(strict.reason or '', strict.reason)})" if strict.silenced else "extract"
+    if tooltip:
+        return plain_tooltip(info.taint.summary())
+    return "⚠ tainted" if info.taint.tainted else "clean"
 
 
 def _tooltip(item: TrajectorySummary, column: int) -> str | None:

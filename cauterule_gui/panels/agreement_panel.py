@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -53,6 +54,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.agreement.blind import answer_text
 from core.agreement.model import CANT_TELL, GATE_FAIL, GATE_PASS, Reveal, SessionInfo
 from core.agreement.sizing import expected_half_width, n_for_half_width
 from core.labels.model import LabelText
@@ -60,26 +62,18 @@ from core.labels.model import LabelText
 from cauterule_gui import theme
 from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobPool, JobRunner
 from cauterule_gui.models import agreement_data
-from cauterule_gui.models.agreement_result_models import AgreementStratumModel, rate_cell, stratum_rows
+from cauterule_gui.models.agreement_result_models import AgreementStratumModel, rate_cell, scope_lines, stratum_rows
 from cauterule_gui.models.agreement_team_models import (
     JudgementDisagreementModel,
     LabelDisagreementModel,
     MergeConflictModel,
-    answer_text,
 )
-from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.confusion import draw_confusion
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 TAB_NEW, TAB_JUDGE, TAB_RESULTS, TAB_TEAM = range(4)
-QUESTIONS = {
-    "verdict": "Verdict item: judged on its evidence, should this rule pass, fail, or is it inconclusive?",
-    "evidence": "Evidence item: what does this rule do on this trajectory? Prevented (fires on this failure and "
-                "would prevent it), broken (fires on this success), near-miss (fires on a recovered run), missed "
-                "(a failure it is meant for but does not fire on), or no effect (unrelated)?",
-}
 ANSWER_KEYS = {Qt.Key.Key_1: 0, Qt.Key.Key_2: 1, Qt.Key.Key_3: 2, Qt.Key.Key_4: 3, Qt.Key.Key_5: 4}
 NEXT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
 
@@ -111,7 +105,8 @@ def _bold(label: Any, size_delta: int = 0) -> Any:
 def session_title(info: SessionInfo) -> str:
     name = f" “{info.name}”" if info.name else ""
     run = f"run #{info.run_id}" if info.run_id is not None else f"imported ({info.origin})"
-    return f"Session {info.id}{name} · {run} · {'blind' if info.blind else 'UNBLINDED'} · {info.size} items"
+    old = " · old single question" if info.old_question else ""
+    return f"Session {info.id}{name} · {run} · {'blind' if info.blind else 'UNBLINDED'} · {info.size} items{old}"
 
 
 class AgreementPanel(QWidget):
@@ -139,6 +134,7 @@ class AgreementPanel(QWidget):
         self._committing = False
         self._size_typed = False
         self._answer_buttons: list[QPushButton] = []
+        self._firing: str | None = None  # the firing answer while the scope question is asked
 
         self.session_combo = QComboBox(self)
         self.session_combo.setObjectName("agreementSession")
@@ -288,7 +284,11 @@ class AgreementPanel(QWidget):
         self.evidence_list.setMaximumWidth(300)
         self.evidence_list.currentItemChanged.connect(lambda item, _p: self._show_evidence(item))
         self.evidence_title = plain_label("Where replay says the rule fires (buckets hidden)", page)
-        self.viewer = TrajectoryViewerPanel(page, title="Evidence")
+        # Plain text built by core.agreement.blind: no id, path, tag or expected_* before the commit.
+        self.blind_text = QPlainTextEdit(page)
+        self.blind_text.setObjectName("judgeTrajectory")
+        self.blind_text.setReadOnly(True)
+        self.blind_text.setAccessibleName("Trajectory (blind: ids and labels hidden)")
         self.answers_row = QHBoxLayout()
         self.reveal_label = plain_label("", page)
         self.reveal_label.setObjectName("judgeReveal")
@@ -313,7 +313,7 @@ class AgreementPanel(QWidget):
         self.evidence_panel = left
         middle = QSplitter(Qt.Orientation.Horizontal, page)
         middle.addWidget(left)
-        middle.addWidget(self.viewer)
+        middle.addWidget(self.blind_text)
         middle.setStretchFactor(1, 1)
         bottom = QHBoxLayout()
         bottom.addLayout(self.answers_row)
@@ -666,7 +666,7 @@ class AgreementPanel(QWidget):
             self.judge_header.setText("No session selected: create one in “New session”.")
             self.rule_text.setText("")
             self.question.setText("")
-            self.viewer.show_trajectory(None)
+            self.blind_text.setPlainText("")
             self.evidence_list.clear()
             return
         info, item, done = judge.session, judge.item, judge.progress
@@ -677,13 +677,15 @@ class AgreementPanel(QWidget):
             self.rule_text.setText("Finished. The results are in the Results tab.")
             self.question.setText("")
             self.unblinded_banner.hide()
-            self.viewer.show_trajectory(None)
+            self.blind_text.setPlainText("")
             self.evidence_list.clear()
             return
-        self.judge_header.setText(f"{session_title(info)} · item {item.ordinal} of {info.size}")
-        self.rule_text.setText(f"when {item.trigger}\ndo {item.directive}\n({item.rule_origin}"
-                               + (f" v{item.rule_version})" if item.rule_version is not None else ")"))
-        self.question.setText(QUESTIONS.get(item.kind, ""))
+        view = judge.view
+        assert view is not None
+        # Only the core's blind view is shown before the commit: no ids, paths or origins.
+        self.judge_header.setText(f"{session_title(info)} · {view.heading}")
+        self.rule_text.setText(view.rule)
+        self.question.setText(view.question)
         if item.replay_answer is not None:  # an unblinded session: said up front, reported apart
             self.unblinded_banner.setText(f"Unblinded session: replay's answer is {answer_text(item.replay_answer)}. "
                                           "These judgements never feed the gate.")
@@ -692,8 +694,8 @@ class AgreementPanel(QWidget):
             self.unblinded_banner.hide()
         self.evidence_list.blockSignals(True)
         self.evidence_list.clear()
-        for pk, trajectory_id in judge.evidence:
-            entry = QListWidgetItem(trajectory_id)
+        for (pk, _tid), label in zip(judge.evidence, view.evidence_labels):
+            entry = QListWidgetItem(label)
             entry.setData(Qt.ItemDataRole.UserRole, pk)
             self.evidence_list.addItem(entry)
         self.evidence_list.blockSignals(False)
@@ -701,22 +703,27 @@ class AgreementPanel(QWidget):
         if item.kind == "verdict":
             self.evidence_title.setText(f"Replay says the rule fires on {len(judge.evidence)} trajector"
                                         f"{'y' if len(judge.evidence) == 1 else 'ies'} (buckets hidden)")
-            self.viewer.show_trajectory(None)
+            self.blind_text.setPlainText("")
             if judge.evidence:
                 self.evidence_list.setCurrentRow(0)
         else:
-            self.viewer.show_trajectory(judge.detail)
-        for number, choice in enumerate(item.choices, start=1):
-            key = "0" if choice == CANT_TELL else str(number)
-            button = QPushButton(f"{key}  {answer_text(choice)}", self.judge_page)
+            self.blind_text.setPlainText(view.trajectory or "")
+        self._add_answer_buttons(view.choices)
+        if self.tabs.currentIndex() == TAB_JUDGE:
+            self.judge_page.setFocus()
+
+    def _add_answer_buttons(self, choices: tuple[tuple[str, str], ...]) -> None:
+        self._clear_answers()
+        decisive = [c for c, _label in choices if c != CANT_TELL]
+        for choice, label in choices:
+            key = "0" if choice == CANT_TELL else str(decisive.index(choice) + 1)
+            button = QPushButton(f"{key}  {label}", self.judge_page)
             button.setObjectName(f"judge_{choice}")
-            button.setAccessibleName(f"Judge: {answer_text(choice)}")
+            button.setAccessibleName(f"Judge: {label}")
             button.clicked.connect(lambda _c=False, a=choice: self.commit(a))
             button.installEventFilter(self)
             self.answers_row.addWidget(button)
             self._answer_buttons.append(button)
-        if self.tabs.currentIndex() == TAB_JUDGE:
-            self.judge_page.setFocus()
 
     def _clear_answers(self) -> None:
         for button in self._answer_buttons:
@@ -728,18 +735,30 @@ class AgreementPanel(QWidget):
         if entry is None:
             return
         pk = int(entry.data(Qt.ItemDataRole.UserRole))
-        handle = self._db(lambda store: agreement_data.trajectory(store, pk), "evidence trajectory",
+        handle = self._db(lambda store: agreement_data.blind_trajectory(store, pk), "evidence trajectory",
                           key=f"agreement-evidence:{id(self)}")
         if handle is not None:
-            handle.result.connect(lambda detail: self.viewer.show_trajectory(detail)
-                                  if detail is not None and self.evidence_list.currentItem() is entry else None)
+            handle.result.connect(lambda text: self.blind_text.setPlainText(text)
+                                  if self.evidence_list.currentItem() is entry else None)
 
     def commit(self, answer: str) -> JobHandle | None:
         """Commit one judgement (final); replay's answer is shown only from the returned Reveal."""
         judge = self.current
         if judge is None or judge.item is None or self.reveal is not None or self._committing:
             return None
-        if answer not in judge.item.choices:
+        item = judge.item
+        if self._firing is None and item.scope_choices:
+            # Step 1 of 2 on a failure: the firing answer; the scope question comes next.
+            if answer not in item.choices:
+                return None
+            self._firing = answer
+            view = judge.view
+            assert view is not None
+            self.question.setText(f"Firing: {answer_text(answer)}. {view.scope_question}")
+            self._add_answer_buttons(view.scope_choices)
+            return None
+        firing, scope = (self._firing, answer) if self._firing is not None else (answer, None)
+        if firing not in item.choices or (scope is not None and scope not in item.scope_choices):
             return None
         reviewer = self.identity.require(self)
         if not reviewer:
@@ -747,8 +766,9 @@ class AgreementPanel(QWidget):
         self._committing = True
         for button in self._answer_buttons:
             button.setEnabled(False)
-        item_id = judge.item.item_id
-        handle = self._db(lambda store: agreement_data.commit(store, item_id, reviewer, answer), "commit judgement")
+        item_id = item.item_id
+        handle = self._db(lambda store: agreement_data.commit(store, item_id, reviewer, firing, scope),
+                          "commit judgement")
         if handle is None:
             self._committing = False
             return None
@@ -758,6 +778,7 @@ class AgreementPanel(QWidget):
 
     def _on_commit_failed(self, failure: JobFailure) -> None:
         self._committing = False
+        self._firing = None
         for button in self._answer_buttons:
             button.setEnabled(True)
         self._failed("The judgement was not committed")(failure)
@@ -771,8 +792,16 @@ class AgreementPanel(QWidget):
             verdict, swatch = "✓ you agree", theme.swatch("pass")
         else:
             verdict, swatch = "✗ you disagree", theme.swatch("fail")
+        scope = ""
+        if reveal.replay_scope is not None:
+            scope = (f"\nScope: you said {answer_text(reveal.scope or 'cant_tell')}; replay counts this failure in its "
+                     "recall denominator (in scope)")
+        shown = reveal.revealed or {}
+        where = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in shown.items() if v not in (None, ""))
         self.reveal_label.setText(f"Your judgement: {answer_text(reveal.answer)} (committed) · replay said: "
-                                  f"{answer_text(reveal.replay_answer)} · {verdict}")
+                                  f"{answer_text(reveal.replay_answer)} · {verdict}{scope}"
+                                  + (f"\nNow revealed — {where}" if where else ""))
+        self._update_session_entry(reveal)
         if swatch is not None:
             palette = self.reveal_label.palette()
             palette.setColor(self.reveal_label.backgroundRole(), swatch.background)
@@ -785,9 +814,20 @@ class AgreementPanel(QWidget):
                 button.setText(button.text() + "  ✔")
         self.progress.setRange(0, max(reveal.progress.size, 1))
         self.progress.setValue(reveal.progress.committed)
+        self._firing = None
         self.next_button.setEnabled(True)
         self.next_button.setDefault(True)
         self.judgement_committed.emit(reveal)
+
+    def _update_session_entry(self, reveal: Reveal) -> None:
+        """Keep "you: k/n" in the session list true after every commit (it went stale before)."""
+        judge = self.current
+        if judge is None:
+            return
+        index = self.session_combo.findData(judge.session.id)
+        if index >= 0:
+            done = reveal.progress
+            self.session_combo.setItemText(index, session_title(judge.session) + f" · you: {done.committed}/{done.size}")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Judging keys, on the judging page only: digits commit, Enter / Space moves on.
@@ -815,7 +855,8 @@ class AgreementPanel(QWidget):
             return None
         if self.reveal is not None:
             return self.load_item if key in NEXT_KEYS else None
-        choices = [c for c in judge.item.choices if c != CANT_TELL]
+        offered = judge.item.scope_choices if self._firing is not None else judge.item.choices
+        choices = [c for c in offered if c != CANT_TELL]
         if key == Qt.Key.Key_0:
             return lambda: self.commit(CANT_TELL)
         index = ANSWER_KEYS.get(key)
@@ -870,6 +911,7 @@ class AgreementPanel(QWidget):
         weighted = result.population_weighted
         lines = [f"Population-weighted agreement: {weighted:.2f}" if weighted is not None else
                  "Population-weighted agreement: —"]
+        lines.extend(scope_lines(result))
         if len(result.per_reviewer) > 1:
             lines.extend(f"{r}: {rate_cell(c.agreement)}" for r, c in result.per_reviewer.items())
         self.extra_label.setText("\n".join(lines))

@@ -104,6 +104,9 @@ class MetricsDashboardPanel(QWidget):
         self._grid = QGridLayout(body)
         for name, (draw, size) in figures.FIGURES.items():
             self.cards[name] = FigureCard(name, figures.TITLES[name], draw, size, body)
+        from cauterule_gui.loop.cross_session_card import CrossSessionCard  # §9.2 card (H15)
+
+        self.cross_session = CrossSessionCard(runner, body, store=services.store)
         self.columns = 0
         self._arrange(2)
         scroll = QScrollArea(self)
@@ -121,7 +124,7 @@ class MetricsDashboardPanel(QWidget):
         if columns == self.columns:
             return
         self.columns = columns
-        for card in self.cards.values():
+        for card in (*self.cards.values(), self.cross_session):
             self._grid.removeWidget(card)
         for index, (name, card) in enumerate(self.cards.items()):
             if columns == 2:
@@ -129,6 +132,8 @@ class MetricsDashboardPanel(QWidget):
                 self._grid.addWidget(card, row, col, 1, span)
             else:
                 self._grid.addWidget(card, index, 0, 1, 1)
+        last = max(r for r, _c, _s in LAYOUT.values()) + 1 if columns == 2 else len(self.cards)
+        self._grid.addWidget(self.cross_session, last, 0, 1, columns)  # the loop's card (H15) closes the page
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
         super().resizeEvent(event)

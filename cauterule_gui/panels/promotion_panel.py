@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QFont, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.promotion import QueueItem, approve, defer, reject, retire, supersede
+from core.decisions import BrokenNotOpened, DecisionRequest, decide
+from core.promotion import QueueItem
 from core.promotion.similarity import Similarity, from_embedder
 from core.store.promotion_repo import PromotionError
 from core.store.review_repo import ApprovalRefused, ReasonRequired
@@ -63,6 +64,7 @@ _WIDTHS = {qm.COL_GROUP: 14, qm.COL_RULE: 30, qm.COL_TRIGGER: 34, qm.COL_VERDICT
 class ApprovalInput:
     reason: str
     against_verdict: bool = False
+    acknowledge_gate: bool = False
 
 
 class ApproveDialog(QDialog):
@@ -77,6 +79,10 @@ class ApproveDialog(QDialog):
         self.edit.setPlaceholderText("why this rule should stand (required)")
         self.against = QCheckBox("Approve against the replay verdict (the reason is the justification)", self)
         self.against.setVisible(item.verdict != "pass")
+        agreement = item.gate("agreement")
+        # Shown when the blind agreement gate failed; the core refuses the approval unless it is ticked.
+        self.acknowledge = QCheckBox(f"I acknowledge: {agreement.detail}", self)
+        self.acknowledge.setVisible(agreement.state == "fail")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText(title)
@@ -85,12 +91,13 @@ class ApproveDialog(QDialog):
         self.edit.textChanged.connect(lambda t: self.ok.setEnabled(bool(t.strip())))
         self.ok.setEnabled(False)
         layout = QVBoxLayout(self)
-        for widget in (prompt, self.edit, self.against, buttons):
+        for widget in (prompt, self.edit, self.against, self.acknowledge, buttons):
             layout.addWidget(widget)
         self.resize(560, self.sizeHint().height())
 
     def value(self) -> ApprovalInput:
-        return ApprovalInput(self.edit.text().strip(), not self.against.isHidden() and self.against.isChecked())
+        return ApprovalInput(self.edit.text().strip(), not self.against.isHidden() and self.against.isChecked(),
+                             not self.acknowledge.isHidden() and self.acknowledge.isChecked())
 
 
 class WaiverDialog(QDialog):
@@ -255,6 +262,13 @@ class PromotionPanel(QWidget):
         self.semantic_box.toggled.connect(lambda _on: self.refresh())
         self.refresh_button = QPushButton("Refresh", self)
         self.refresh_button.clicked.connect(self.refresh)
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setObjectName("promotionFilter")
+        self.filter_edit.setAccessibleName("Filter the promotion queue")
+        self.filter_edit.setPlaceholderText("Filter rules (/)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._apply_filter)
+        self.filter_edit.installEventFilter(self)
 
         self.view = QTableView(self)
         self.view.setObjectName("promotionQueue")
@@ -275,6 +289,7 @@ class PromotionPanel(QWidget):
             header.resizeSection(column, chars * char + 14)
         header.setSectionResizeMode(qm.COL_TRIGGER, QHeaderView.ResizeMode.Stretch)  # the text that matters most
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._show_current())
+        self.view.installEventFilter(self)  # J/K, A/R/D, / (see ``QUEUE_KEYS``)
 
         self.message = plain_label("", self)
         self.message.setObjectName("promotionMessage")
@@ -314,6 +329,7 @@ class PromotionPanel(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.filter_edit)
         top.addWidget(self.similarity_label)
         top.addWidget(self.semantic_box)
         top.addWidget(self.refresh_button)
@@ -393,9 +409,12 @@ class PromotionPanel(QWidget):
         queue = snapshot.queue
         groups: dict[str, int] = {}
         for item in queue.items:
-            label = qm.GROUPS.get(item.priority, "?")
+            label = qm.SUMMARY_GROUPS.get(item.priority, "?")
+            if item.run_id is not None and item.decision is None and item.gate("agreement").state != "pass":
+                label = "human approval required"
             groups[label] = groups.get(label, 0) + 1
-        text = " · ".join(f"{groups[g]} {g}" for g in qm.GROUPS.values() if g in groups) or "no replayed rules"
+        order = ["ready", "human approval required", *qm.SUMMARY_GROUPS.values()]
+        text = " · ".join(f"{groups[g]} {g}" for g in dict.fromkeys(order) if g in groups) or "no rules"
         self.summary.setText(f"Promotion queue: {text}  (gates for reviewer {snapshot.reviewer or '— any'})")
         method = "semantic (embedding cosine)" if queue.similarity_method == "semantic" else "lexical (token F1)"
         self.similarity_label.setText(f"similarity: {method}")
@@ -484,6 +503,61 @@ class PromotionPanel(QWidget):
         if item is not None:
             self.review_requested.emit(item.rule_id)
 
+    # -- keys ------------------------------------------------------------------------
+    def _apply_filter(self, text: str) -> None:
+        keep = self.current_item()
+        self.model.set_filter(text)
+        if keep is not None and self.model.row_for_rule(keep.rule_id) >= 0:
+            self.select_rule(keep.rule_id)
+        elif self.model.rowCount():
+            self.view.selectRow(0)
+        self._update_buttons()
+
+    def _queue_key(self, key: int) -> Callable[[], object] | None:
+        actions: dict[int, Callable[[], object]] = {
+            Qt.Key.Key_J: lambda: self._move(1), Qt.Key.Key_K: lambda: self._move(-1),
+            Qt.Key.Key_Slash: self.filter_edit.setFocus,
+        }
+        for letter, name in ((Qt.Key.Key_A, "approve"), (Qt.Key.Key_R, "reject"), (Qt.Key.Key_D, "defer")):
+            button = self.buttons[name]
+            actions[letter] = lambda b=button: b.click() if b.isEnabled() else self.set_message(
+                f"{b.text().rstrip('…')} is not available for this row.", "info")
+        return actions.get(key)
+
+    def _move(self, step: int) -> None:
+        rows = self.model.rowCount()
+        if rows:
+            row = self.view.currentIndex().row()
+            self.view.selectRow(0 if row < 0 else min(max(row + step, 0), rows - 1))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Queue keys on the table: J/K move, A/R/D decide, / filters; Esc in the filter goes back.
+
+        ``ShortcutOverride`` is accepted for those keys so the window's single-key Review
+        shortcuts (also A/R/D/J/K) do not take them while the queue has focus."""
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) or not isinstance(event, QKeyEvent):
+            return super().eventFilter(watched, event)
+        if watched is self.filter_edit:
+            if event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if kind == QEvent.Type.KeyPress:
+                    if event.key() == Qt.Key.Key_Escape:
+                        self.filter_edit.clear()
+                    self.view.setFocus()
+                event.accept()
+                return True
+            return super().eventFilter(watched, event)
+        if watched is not self.view or event.modifiers() not in (Qt.KeyboardModifier.NoModifier,
+                                                                 Qt.KeyboardModifier.KeypadModifier):
+            return super().eventFilter(watched, event)
+        action = self._queue_key(event.key())
+        if action is None:
+            return super().eventFilter(watched, event)
+        event.accept()
+        if kind == QEvent.Type.KeyPress:
+            action()
+        return True
+
     # -- actions ---------------------------------------------------------------------
     def approve_selected(self) -> JobHandle | None:
         return self._approve("Approve")
@@ -521,17 +595,15 @@ class PromotionPanel(QWidget):
                          waivers: dict[str, str]) -> JobHandle:
         store, rule_id, run_id = self._store(), item.rule_id, item.run_id
 
+        request = DecisionRequest("approve", reviewer, rule_id=rule_id, run_id=run_id, reason=answer.reason,
+                                  override_verdict=answer.against_verdict, acknowledge_gate=answer.acknowledge_gate,
+                                  waivers=dict(waivers), via="promotion")
+
         def work(_ctx: Any) -> str:
-            done = approve(store, rule_id, run_id, reviewer, answer.reason, waivers=waivers,
-                           allow_non_pass=answer.against_verdict)
-            sid = done.promotion.standing_id
-            waived = f" ({len(waivers)} broken trajector{'y' if len(waivers) == 1 else 'ies'} waived)" if waivers else ""
-            if done.created:
-                return f"{qm.rule_label(item)} is now the standing rule {sid}, approved on run #{run_id}{waived}."
-            return f"{sid} re-approved on run #{run_id}: its evidence snapshot is the new run's{waived}."
+            return decide(store, request).message
 
         def refused(failure: JobFailure) -> None:
-            if isinstance(failure.exception, ApprovalRefused) and "broken" in failure.message:
+            if isinstance(failure.exception, BrokenNotOpened):
                 self._pending = _Pending(rule_id, answer)
                 self.set_message(f"{failure.message}.\nOpen each one in the Review tab, or use “Waive broken…” "
                                  "to waive them with a reason and approve.", "error")
@@ -542,22 +614,22 @@ class PromotionPanel(QWidget):
         return self._run(work, item, "approve", on_error=refused)
 
     def reject_selected(self) -> JobHandle | None:
-        return self._decide("Reject", reject)
+        return self._decide("Reject")
 
     def defer_selected(self) -> JobHandle | None:
-        return self._decide("Defer", defer)
+        return self._decide("Defer")
 
-    def _decide(self, title: str, action: Callable[..., Any]) -> JobHandle | None:
+    def _decide(self, title: str) -> JobHandle | None:
         item, reviewer = self._ready()
         if item is None or reviewer is None:
             return None
         reason = self.prompts.reason(self, title, f"{title} {qm.rule_label(item)}: why? (recorded with the decision)")
         if not reason:
             return None
-        store, rule_id, run_id = self._store(), item.rule_id, item.run_id
-        past = {"Reject": "rejected", "Defer": "deferred"}[title]
-        return self._run(lambda _ctx: (action(store, rule_id, reviewer, reason, run_id=run_id),
-                                       f"{qm.rule_label(item)} {past}.")[1], item, title.lower())
+        store = self._store()
+        request = DecisionRequest(title.lower(), reviewer, rule_id=item.rule_id, run_id=item.run_id, reason=reason,
+                                  via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, title.lower())
 
     def retire_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -566,8 +638,10 @@ class PromotionPanel(QWidget):
         reason = self.prompts.reason(self, "Retire", f"Retire the standing rule {item.standing_id}: why?")
         if not reason:
             return None
-        store, sid = self._store(), item.standing_id
-        return self._run(lambda _ctx: (retire(store, sid, reviewer, reason), f"{sid} retired.")[1], item, "retire")
+        store = self._store()
+        request = DecisionRequest("retire", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "retire")
 
     def supersede_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -580,9 +654,10 @@ class PromotionPanel(QWidget):
         answer = self.prompts.successor(self, item, choices)
         if answer is None or not answer[1]:
             return None
-        store, sid, (successor, reason) = self._store(), item.standing_id, answer
-        return self._run(lambda _ctx: (supersede(store, sid, successor, reviewer, reason),
-                                       f"{sid} superseded by {successor}.")[1], item, "supersede")
+        store, (successor, reason) = self._store(), answer
+        request = DecisionRequest("supersede", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  successor=successor, reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "supersede")
 
     # -- plumbing --------------------------------------------------------------------
     def _store(self) -> Any:

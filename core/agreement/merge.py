@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.agreement.model import PopulationItem
+from core.agreement.model import QUESTION_SINGLE, PopulationItem
 from core.labels.model import LabelText, TrajectoryKey
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
@@ -67,9 +67,10 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
                     "corpus_hash": info.run_corpus_hash},
             "seed": info.seed, "target_half_width": info.target_half_width, "assumed_p": info.assumed_p,
             "blind": info.blind, "allocation": info.allocation, "min_per_stratum": info.min_per_stratum,
-            "gate": info.gate, "strata": info.strata,
+            "gate": info.gate, "strata": info.strata, "question": info.question,
             "items": [
                 {"ordinal": i.ordinal, "kind": i.kind, "stratum": i.stratum, "replay_answer": i.replay_answer,
+                 "scope_replay": i.scope_replay, "rule_pool": i.rule_pool,
                  "rule": {"origin": i.rule_origin, "version": i.rule_version, "trigger": i.trigger,
                           "directive": i.directive},
                  "trajectory": i.trajectory_key}
@@ -81,7 +82,7 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
         "labels": labels, "adjudications": adjudications, "sessions": sessions,
         "judgements": [
             {"session": uid_of[j.session_id], "ordinal": j.ordinal, "reviewer": j.reviewer, "answer": j.answer,
-             "rubric": j.rubric, "note": j.note, "committed_at": j.committed_at}
+             "rubric": j.rubric, "note": j.note, "committed_at": j.committed_at, "scope": j.scope}
             for j in judgements
         ],
     }
@@ -204,12 +205,15 @@ def _import_session(store: Store, entry: dict[str, Any], origin: str) -> tuple[i
             rule_origin=rule["origin"], rule_version=rule.get("version"), trigger=rule["trigger"],
             directive=rule["directive"], trajectory_pk=pk, trajectory_key=i.get("trajectory"),
             corpus=(i.get("trajectory") or {}).get("corpus"), replay_answer=i["replay_answer"], stratum=i["stratum"],
+            failure=i.get("scope_replay") is not None, rule_pool=i.get("rule_pool"),
         ))
     info = repo.create_session(
         items=items, created_by=entry["created_by"], seed=int(entry["seed"]), assumed_p=float(entry["assumed_p"]),
         target_half_width=entry.get("target_half_width"), blind=bool(entry["blind"]), allocation=entry["allocation"],
         min_per_stratum=int(entry["min_per_stratum"]), gate=float(entry["gate"]), strata=entry["strata"], run_id=None,
         name=entry.get("name"), uid=entry["uid"], origin=origin, created_at=entry["created_at"],
+        # A file written before the two questions holds single-question sessions.
+        question=entry.get("question", QUESTION_SINGLE),
     )
     # Keep the run's identity so the gate for a local run with the same evidence finds it.
     if run.get("config_hash"):
@@ -251,5 +255,5 @@ def _import_judgements(
                                                entry["reviewer"], existing[0].answer, entry["answer"]))
             continue
         repo.commit(item_id, entry["reviewer"], entry["answer"], entry.get("rubric"), entry.get("note"), origin,
-                    entry["committed_at"])
+                    entry["committed_at"], scope=entry.get("scope"))
         added["judgements"] += 1

@@ -20,20 +20,26 @@ from core.agreement.model import (
     CANT_TELL,
     DEFAULT_GATE,
     EVIDENCE_ANSWERS,
+    FIRING_ANSWERS,
     GATE_FAIL,
+    GATE_KINDS,
     GATE_NOT_ENOUGH,
     GATE_PASS,
     VERDICT_ANSWERS,
     Judgement,
     SessionInfo,
 )
+from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
 from core.metrics.interrater import ConfusionMatrix, KappaResult, cohens_kappa, confusion_matrix, grouped_kappa
 from core.metrics.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.review_repo import ReviewRepository
 
-_KIND_ANSWERS = {"verdict": VERDICT_ANSWERS, "evidence": EVIDENCE_ANSWERS}
+_KIND_ANSWERS = {"verdict": VERDICT_ANSWERS, "evidence": EVIDENCE_ANSWERS, "firing": FIRING_ANSWERS}
+OLD_QUESTION_NOTE = ("made before the two questions: its evidence items asked one question (prevented / broken / "
+                     "near-miss / missed / no effect), so 'missed' was scored against 'no effect'; its results are kept "
+                     "as they were, and its evidence items no longer feed the gate")
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,7 @@ class Comparison:
 def compare(judgements: Sequence[Judgement], gate: float = DEFAULT_GATE) -> Comparison:
     decisive = [j for j in judgements if j.answer != CANT_TELL]
     abstained = len(judgements) - len(decisive)
-    kinds = sorted({j.kind for j in judgements}, key=lambda k: (k != "verdict", k))
+    kinds = sorted({j.kind for j in judgements}, key=lambda k: (k != "verdict", k))  # verdict, evidence, firing
     labels: list[str] = [a for k in kinds for a in _KIND_ANSWERS.get(k, ())]
     replay = [j.replay_answer for j in decisive]
     human = [j.answer for j in decisive]
@@ -188,6 +194,8 @@ class SessionResult:
     comparison: Comparison
     per_reviewer: dict[str, Comparison]
     unblinded: UnblindedSummary
+    scope: ScopeAgreement
+    scoped_recall: ScopedRecall
 
     @property
     def blind(self) -> bool:
@@ -216,6 +224,8 @@ class SessionResult:
                         "target_half_width": s.target_half_width, "assumed_p": s.assumed_p, "gate": s.gate,
                         "strata": s.strata, "created_by": s.created_by, "created_at": s.created_at},
             "mode": "blind" if s.blind else "unblinded session",
+            "question": s.question, "old_question": s.old_question,
+            "question_note": OLD_QUESTION_NOTE if s.old_question else None,
             "reviewer": self.reviewer, "reviewers": list(self.reviewers),
             "population_weighted_agreement": None if self.population_weighted is None
             else round(self.population_weighted, 4),
@@ -223,6 +233,7 @@ class SessionResult:
             **self.comparison.to_dict(),
             "per_reviewer": {r: c.to_dict() for r, c in self.per_reviewer.items()},
             "unblinded_marks": self.unblinded.to_dict(),
+            "scope": self.scope.to_dict(), "scoped_recall": self.scoped_recall.to_dict(),
         }
 
 
@@ -240,7 +251,7 @@ def session_result(
     unblinded = (unblinded_summary(store, info.run_id, reviewer) if info.run_id is not None
                  else UnblindedSummary(0, 0, 0, 0, Rate.of(0, 0)))
     return SessionResult(info, reviewer, reviewers, info.size, progress, compare(judgements, threshold),
-                         per_reviewer, unblinded)
+                         per_reviewer, unblinded, scope_agreement(judgements), scoped_recall(judgements, info.strata))
 
 
 def agreement_gate_for_run(store: Store, run_id: int, gate: float | None = None) -> tuple[str, dict[str, Any]]:
@@ -261,7 +272,10 @@ def agreement_gate_for_run(store: Store, run_id: int, gate: float | None = None)
         sessions.setdefault(s.id, s)
     blind = [s for s in sorted(sessions.values(), key=lambda s: s.id) if s.blind]
     threshold = gate if gate is not None else (blind[-1].gate if blind else DEFAULT_GATE)
-    judgements = [j for s in blind for j in repo.judgements(s.id)]
+    every = [j for s in blind for j in repo.judgements(s.id)]
+    # Firing and verdict items only: an old session's evidence items asked a question replay
+    # does not answer (its `missed` against the reviewer's "no effect").
+    judgements = [j for j in every if j.kind in GATE_KINDS]
     comparison = compare(judgements, threshold)
     details: dict[str, Any] = {
         "run_id": run_id, "threshold": threshold,
@@ -270,6 +284,8 @@ def agreement_gate_for_run(store: Store, run_id: int, gate: float | None = None)
         "reviewers": sorted({j.reviewer for j in judgements}),
         **comparison.to_dict(),
         "unblinded_marks": unblinded_summary(store, run_id).to_dict(),
+        "scope": scope_agreement(every).to_dict(),
+        "old_question_judgements_not_used": sum(1 for j in every if j.kind not in GATE_KINDS),
     }
     if not blind:
         details["gate"] = dict(details["gate"], reason="no blind agreement session for this run")

@@ -13,13 +13,14 @@ simply continues with the first item the reviewer has not judged.
 from __future__ import annotations
 
 import secrets
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.agreement.model import DEFAULT_GATE, BlindItem, Progress, Reveal, SessionInfo
+from core.agreement.blind import BlindView, blind_view
+from core.agreement.model import DEFAULT_GATE, QUESTION_FIRING_SCOPE, BlindItem, Progress, Reveal, SessionInfo
 from core.agreement.sampling import stratified_sample
 from core.agreement.sizing import DEFAULT_ASSUMED_P, DEFAULT_HALF_WIDTH, SizePlan, plan_size
+from core.store.agreement_population import as_firing
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 
@@ -52,7 +53,7 @@ def preview_session(
 ) -> SessionPreview:
     repo = AgreementRepository(store)
     _check_run(repo, run_id)
-    population = repo.population(run_id, rule_kinds, by_corpus)
+    population = [as_firing(i) for i in repo.population(run_id, rule_kinds, by_corpus)]
     plan = plan_size(len(population), target_half_width, size, assumed_p)
     _items, strata = stratified_sample(population, plan.size, seed, allocation, min_per_stratum)
     return SessionPreview(run_id, plan, strata)
@@ -77,7 +78,8 @@ def create_session(
         raise ValueError("a session needs its creator's name")
     repo = AgreementRepository(store)
     _check_run(repo, run_id)
-    population = repo.population(run_id, rule_kinds, by_corpus)
+    # Evidence is asked as the two questions (firing, then scope on failures): schema step 7.
+    population = [as_firing(i) for i in repo.population(run_id, rule_kinds, by_corpus)]
     if not population:
         raise RunNotUsable(f"replay run #{run_id} has nothing to judge")
     plan = plan_size(len(population), target_half_width, size, assumed_p)
@@ -87,6 +89,7 @@ def create_session(
         items=items, created_by=created_by.strip(), seed=seed, assumed_p=assumed_p,
         target_half_width=plan.target_half_width, blind=blind, allocation=allocation,
         min_per_stratum=min_per_stratum, gate=gate, strata=strata, run_id=run_id, name=name,
+        question=QUESTION_FIRING_SCOPE,
     )
 
 
@@ -103,10 +106,14 @@ def next_item(store: Store, session: int | str | SessionInfo, reviewer: str) -> 
 
 def commit_judgement(
     store: Store, session_item: int, reviewer: str, answer: str, *, rubric: dict[str, bool] | None = None,
-    note: str | None = None,
+    note: str | None = None, scope: str | None = None,
 ) -> Reveal:
-    """Commit one judgement (its own transaction, final), then reveal replay's answer."""
-    return AgreementRepository(store).commit(session_item, reviewer, answer, rubric, note)
+    """Commit one judgement (its own transaction, final), then reveal replay's answer.
+
+    ``answer`` is the firing answer (or the verdict); ``scope`` answers the scope question,
+    required exactly when the item asks it (``BlindItem.scope_choices``).
+    """
+    return AgreementRepository(store).commit(session_item, reviewer, answer, rubric, note, scope=scope)
 
 
 def reveal(store: Store, session_item: int, reviewer: str) -> Reveal:
@@ -122,7 +129,9 @@ def list_sessions(store: Store, run_id: int | None = None) -> list[SessionInfo]:
     return AgreementRepository(store).sessions(run_id)
 
 
-def strata_summary(store: Store, session: int | str | SessionInfo) -> dict[str, int]:
-    """Sampled items per stratum (for the results screen; a judging screen must not show it)."""
-    items = AgreementRepository(store).items_with_answers(_session_id(store, session))
-    return dict(Counter(i.stratum for i in items))
+def judging_view(store: Store, item: BlindItem) -> BlindView:
+    """Every string the judging screen shows for ``item`` before the commit (blind by construction)."""
+    from core.store.corpus_repo import CorpusRepository
+
+    detail = CorpusRepository(store).get_trajectory(item.trajectory_pk) if item.trajectory_pk is not None else None
+    return blind_view(item, None if detail is None else detail.record, None if detail is None else detail.success)

@@ -57,26 +57,49 @@ def marks_agreement_gate(store: Store, run_id: int) -> Gate:
     return Gate("agreement", state, detail, data)
 
 
+def _interval(agreement: dict[str, Any]) -> str:
+    return f"{agreement['value']:.2f} [{agreement['ci_low']:.2f}–{agreement['ci_high']:.2f}]"
+
+
+def agreement_wording(state: str, agreement: dict[str, Any] | None, threshold: float, run_id: int) -> str:
+    """What an agreement gate means, in words: whether replay alone is trusted or a human must approve.
+
+    CauterRule's rule: below the gate (0.80), replay's evidence alone is not trusted and a human
+    approves. "Not measured" and "not enough data" are not passes either.
+    """
+    measured = agreement is not None and agreement.get("value") is not None and agreement.get("ci_low") is not None
+    if state == "pass" and measured:
+        return f"replay trusted: blind agreement {_interval(agreement)} ≥ {threshold:.2f}"  # type: ignore[arg-type]
+    if state == "fail" and measured:
+        return f"human approval required: blind agreement {_interval(agreement)} < {threshold:.2f}"  # type: ignore[arg-type]
+    if measured:
+        return (f"human approval required: blind agreement {_interval(agreement)} spans {threshold:.2f}; "  # type: ignore[arg-type]
+                "judge more items to decide the gate")
+    return f"human approval required: no blind agreement measured for run #{run_id}"
+
+
 def blind_session_gate(store: Store, run_id: int) -> Gate:
     """The gate from BLIND agreement sessions on this run (or an identical one).
 
-    Unblinded marks are shown in the detail for information and never decide it: a reviewer
-    who saw replay's verdict before judging is anchored, so counting those marks would
-    inflate agreement.
+    Only firing and verdict judgements count (``core.agreement.results``). Unblinded marks are
+    kept in the data for information and never decide it: a reviewer who saw replay's verdict
+    before judging is anchored, so counting those marks would inflate agreement.
     """
     from core.agreement import agreement_gate_for_run
 
     state, details = agreement_gate_for_run(store, run_id)
     marks = marks_agreement_gate(store, run_id)
     data = {"source": "blind sessions", "blind": details, "unblinded_marks": marks.data}
-    if not details.get("sessions"):
-        return Gate("agreement", "not_measured",
-                    f"no blind agreement session for run #{run_id} (unblinded marks, not used: {marks.detail})", data)
-    if state == "pass":
-        return Gate("agreement", "pass", "blind agreement: Wilson lower bound at or above the gate", data)
-    if state == "fail":
-        return Gate("agreement", "fail", "blind agreement: Wilson upper bound below the gate", data)
-    return Gate("agreement", "not_measured", "blind agreement: not enough data for the gate yet", data)
+    threshold = float(details.get("threshold", AGREEMENT_FLOOR))
+    agreement = details.get("agreement")
+    if not details.get("sessions") or state not in ("pass", "fail"):
+        state_out = "not_measured"
+    else:
+        state_out = state
+    measured = details.get("sessions") and state != "not_measured"
+    text = agreement_wording(state, agreement if measured else None, threshold, run_id)
+    data["wording"] = text
+    return Gate("agreement", state_out, text, data)
 
 
 AGREEMENT_GATE: AgreementGate = blind_session_gate

@@ -29,7 +29,6 @@ from core.store.replay_repo import ReplayRepository, StoredResult
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
 
-DEFAULT_KINDS = ("candidate", "user", "standing")
 MATCH_BUCKETS = ("prevented", "broken", "near_miss")
 CONFLICT_MIN_OVERLAP = 0.5  # shared / the smaller matched set
 
@@ -57,8 +56,8 @@ class QueueItem:
     trigger: str
     directive: str
     source_trajectory: str | None
-    run_id: int
-    result_id: int
+    run_id: int | None  # None: the rule's current text has no complete replay yet
+    result_id: int | None
     verdict: str
     reason: str
     counts: dict[str, int]
@@ -73,9 +72,15 @@ class QueueItem:
     gates: tuple[Gate, ...]
     stale: StaleReport | None = None
     notes: tuple[str, ...] = ()
+    imported: bool = False  # an imported standing rule (no Workbench approval behind it)
 
     def gate(self, name: str) -> Gate:
         return next(g for g in self.gates if g.name == name)
+
+    @property
+    def wording(self) -> str:
+        """What the row means, in words (the queue's first column and the CLI say this)."""
+        return queue_wording(self)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +93,7 @@ class QueueItem:
             "promotion_status": self.promotion_status, "priority": self.priority,
             "gates": [g.to_json() for g in self.gates],
             "stale": None if self.stale is None else self.stale.to_json(), "notes": list(self.notes),
+            "imported": self.imported, "wording": self.wording,
         }
 
 
@@ -108,8 +114,9 @@ class PromotionQueue:
 
 def promotion_queue(
     store: Store, reviewer: str | None = None, similarity: Similarity | None = None,
-    kinds: Sequence[str] | None = DEFAULT_KINDS,
+    kinds: Sequence[str] | None = None,
 ) -> PromotionQueue:
+    """Every rule in the store (all kinds unless ``kinds`` narrows it), each with its gates."""
     sim = similarity if similarity is not None else lexical()
     repo = PromotionRepository(store)
     rules = {r.id: r for r in RuleRepository(store).list_rules(kinds=None if kinds is None else list(kinds))}
@@ -126,14 +133,24 @@ def promotion_queue(
     conflicts = _conflicts(sim, candidate_texts, approved_texts)
     items: list[QueueItem] = []
     stale_reports: list[StaleReport] = []
-    for rule_id, result in sorted(results.items()):
-        info = rules[rule_id]
+    for rule_id, info in sorted(rules.items()):
+        result = results.get(rule_id)
         decision = decisions.get(rule_id)
         promotion = active_by_rule.get(rule_id)
         shown = promotion if promotion is not None else latest_by_rule.get(rule_id)
         stale = compare(store, promotion) if promotion is not None else None
         if stale is not None and stale.stale:
             stale_reports.append(stale)
+        imported = info.kind == "standing" and shown is None
+        standing_id = shown.standing_id if shown is not None else (info.rule_ref if imported else None)
+        status = shown.status if shown is not None else ((info.status or "active") if imported else None)
+        notes: list[str] = []
+        if promotion is not None and (decision is None or decision.action != "approve"):
+            notes.append(f"{promotion.standing_id} is active but its approval was undone or replaced; "
+                         "retire it or approve again")
+        if result is None:
+            items.append(_unreplayed(info, decision, standing_id, status, imported, stale, notes))
+            continue
         gates = (
             Gate("verdict", "pass" if result.verdict == "pass" else "fail", f"{result.verdict} ({result.reason})",
                  {"verdict": result.verdict, "reason": result.reason}),
@@ -142,10 +159,6 @@ def promotion_queue(
             duplicates[rule_id],
             conflicts[rule_id],
         )
-        notes: list[str] = []
-        if promotion is not None and (decision is None or decision.action != "approve"):
-            notes.append(f"{promotion.standing_id} is active but its approval was undone or replaced; "
-                         "retire it or approve again")
         items.append(QueueItem(
             rule_id=rule_id, rule_version_id=result.rule_version_id, version=result.version, origin=info.origin,
             kind=info.kind, trigger=result.trigger, directive=result.directive,
@@ -157,13 +170,58 @@ def promotion_queue(
             decision=None if decision is None else decision.action,
             decision_reason=None if decision is None else decision.reason,
             decided_by=None if decision is None else decision.reviewer,
-            standing_id=None if shown is None else shown.standing_id,
-            promotion_status=None if shown is None else shown.status,
+            standing_id=standing_id, promotion_status=status,
             priority=_priority(result.verdict, decision.action if decision else None, stale),
-            gates=gates, stale=stale, notes=tuple(notes),
+            gates=gates, stale=stale, notes=tuple(notes), imported=imported,
         ))
     items.sort(key=lambda i: (i.priority, i.rule_id))
     return PromotionQueue(tuple(items), sim.method, sim.note, tuple(stale_reports))
+
+
+NOT_REPLAYED = "not replayed"
+
+
+def _unreplayed(info: Any, decision: Any, standing_id: str | None, status: str | None, imported: bool,
+                stale: StaleReport | None, notes: list[str]) -> QueueItem:
+    """A rule whose current text has no complete replay: listed, its gates not measured."""
+    why = "its current text has no complete replay run: replay it to measure its gates"
+    gates = tuple(Gate(name, "not_measured", why, {}) for name in
+                  ("verdict", "broken_reviewed", "agreement", "duplicates", "conflicts"))
+    return QueueItem(
+        rule_id=info.id, rule_version_id=info.latest.id, version=info.latest.version, origin=info.origin,
+        kind=info.kind, trigger=info.latest.trigger, directive=info.latest.directive,
+        source_trajectory=info.source_trajectory, run_id=None, result_id=None, verdict=NOT_REPLAYED,
+        reason=NOT_REPLAYED, counts={}, precision=None, recall=None,
+        decision=None if decision is None else decision.action,
+        decision_reason=None if decision is None else decision.reason,
+        decided_by=None if decision is None else decision.reviewer, standing_id=standing_id,
+        promotion_status=status, priority=5, gates=gates, stale=stale, notes=tuple(notes), imported=imported,
+    )
+
+
+def queue_wording(item: QueueItem) -> str:
+    """The row's state in words. A failed or unmeasured agreement gate is never "ready": in
+    CauterRule, below the gate replay alone is not trusted and a human must approve."""
+    if item.standing_id and item.promotion_status and item.promotion_status != "active":
+        return f"{item.standing_id} {item.promotion_status}"
+    if item.imported:
+        return f"imported standing rule {item.standing_id or ''} (active): retire or supersede here".replace("  ", " ")
+    if item.decision is not None:
+        past = {"approve": "approved", "reject": "rejected", "defer": "deferred"}.get(item.decision, item.decision)
+        if item.stale is not None and item.stale.stale:
+            return f"{past}, stale: re-check the evidence"
+        return past + (f" ({item.standing_id} {item.promotion_status})" if item.standing_id else "")
+    if item.run_id is None:
+        return "not replayed: replay it to measure its gates"
+    agreement = item.gate("agreement")
+    problems = [g.name.replace("_", " ") for g in item.gates if g.name != "agreement" and g.state == "fail"]
+    if agreement.state != "pass":
+        text = agreement.detail if agreement.detail.startswith("human approval required") else (
+            f"human approval required: {agreement.detail}")
+        return text + (f"; also failing: {', '.join(problems)}" if problems else "")
+    if problems:
+        return f"not ready: {', '.join(problems)} failing"
+    return f"ready: {agreement.detail}"
 
 
 def _priority(verdict: str, decision: str | None, stale: StaleReport | None) -> int:

@@ -19,7 +19,8 @@ from sqlmodel import Session, col, select
 
 from core.agreement.model import (
     CANT_TELL,
-    EVIDENCE_BUCKETS,
+    QUESTION_FIRING_SCOPE,
+    SCOPE_ANSWERS,
     BlindItem,
     ItemRecord,
     Judgement,
@@ -29,6 +30,7 @@ from core.agreement.model import (
     SessionInfo,
     answers_for,
 )
+from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AgreementItemRow, AgreementJudgementRow, AgreementSessionRow
@@ -54,6 +56,7 @@ def _session_info(row: AgreementSessionRow) -> SessionInfo:
         target_half_width=row.target_half_width, assumed_p=row.assumed_p, size=row.size, blind=bool(row.blind),
         allocation=row.allocation, min_per_stratum=row.min_per_stratum, gate=row.gate,
         strata=json.loads(row.strata_json), created_by=row.created_by, origin=row.origin, created_at=row.created_at,
+        question=row.question,
     )
 
 
@@ -63,7 +66,7 @@ def _item_record(row: AgreementItemRow) -> ItemRecord:
         rule_origin=row.rule_origin, rule_version=row.rule_version, trigger=row.trigger, directive=row.directive,
         trajectory_pk=row.trajectory_pk,
         trajectory_key=None if row.trajectory_key_json is None else json.loads(row.trajectory_key_json),
-        stratum=row.stratum, replay_answer=row.replay_answer,
+        stratum=row.stratum, replay_answer=row.replay_answer, scope_replay=row.scope_replay, rule_pool=row.rule_pool,
     )
 
 
@@ -74,54 +77,7 @@ class AgreementRepository:
     # -- what a run offers ------------------------------------------------------------------
     def population(self, run_id: int, rule_kinds: Sequence[str] | None = None, by_corpus: bool = False) -> list[PopulationItem]:
         """Every rule verdict and every non-trivial evidence pair of a run, with its stratum."""
-        kinds_sql = ""
-        params: dict[str, Any] = {"run": run_id}
-        if rule_kinds is not None and not rule_kinds:
-            return []
-        if rule_kinds is not None:
-            kinds_sql = " AND r.kind IN (" + ",".join(f":k{i}" for i in range(len(rule_kinds))) + ")"
-            params.update({f"k{i}": k for i, k in enumerate(rule_kinds)})
-        items: list[PopulationItem] = []
-        with self._store.session() as session:
-            results = session.execute(
-                sql(
-                    """SELECT rr.id, rr.verdict, r.origin, rv.version, rv.trigger, rv.directive, c.name AS corpus
-                       FROM replay_result rr JOIN rule_version rv ON rv.id = rr.rule_version_id
-                       JOIN rule r ON r.id = rv.rule_id LEFT JOIN corpus c ON c.id = r.corpus_id
-                       WHERE rr.run_id = :run""" + kinds_sql
-                ),
-                params,
-            ).mappings().all()
-            for r in results:
-                items.append(PopulationItem(
-                    kind="verdict", result_id=int(r["id"]), rule_origin=r["origin"], rule_version=int(r["version"]),
-                    trigger=r["trigger"], directive=r["directive"], trajectory_pk=None, trajectory_key=None,
-                    corpus=r["corpus"], replay_answer=r["verdict"], stratum=f"verdict:{r['verdict']}",
-                ))
-            buckets = ",".join(f"'{b}'" for b in EVIDENCE_BUCKETS)
-            outcomes = session.execute(
-                sql(
-                    f"""SELECT rr.id AS result_id, o.bucket, r.origin, rv.version, rv.trigger, rv.directive,
-                               t.id AS pk, t.line, t.trajectory_id, t.content_hash, c.name AS corpus, f.path AS file
-                        FROM replay_outcome o JOIN replay_result rr ON rr.id = o.result_id
-                        JOIN rule_version rv ON rv.id = rr.rule_version_id JOIN rule r ON r.id = rv.rule_id
-                        JOIN trajectory t ON t.id = o.trajectory_pk JOIN corpus c ON c.id = t.corpus_id
-                        JOIN source_file f ON f.id = t.file_id
-                        WHERE rr.run_id = :run AND o.bucket IN ({buckets})""" + kinds_sql
-                ),
-                params,
-            ).mappings().all()
-            for o in outcomes:
-                stratum = f"evidence:{o['bucket']}" + (f"@{o['corpus']}" if by_corpus else "")
-                key = {"corpus": o["corpus"], "file": o["file"], "line": int(o["line"]),
-                       "trajectory_id": o["trajectory_id"], "content_hash": o["content_hash"]}
-                items.append(PopulationItem(
-                    kind="evidence", result_id=int(o["result_id"]), rule_origin=o["origin"],
-                    rule_version=int(o["version"]), trigger=o["trigger"], directive=o["directive"],
-                    trajectory_pk=int(o["pk"]), trajectory_key=key, corpus=o["corpus"], replay_answer=o["bucket"],
-                    stratum=stratum,
-                ))
-        return items
+        return population(self._store, run_id, rule_kinds, by_corpus)
 
     def run_identity(self, run_id: int) -> dict[str, Any] | None:
         with self._store.session() as session:
@@ -135,7 +91,7 @@ class AgreementRepository:
         self, *, items: Sequence[PopulationItem], created_by: str, seed: int, assumed_p: float,
         target_half_width: float | None, blind: bool, allocation: str, min_per_stratum: int, gate: float,
         strata: dict[str, dict[str, int]], run_id: int | None, name: str | None = None, uid: str | None = None,
-        origin: str = "local", created_at: str | None = None,
+        origin: str = "local", created_at: str | None = None, question: str = QUESTION_FIRING_SCOPE,
     ) -> SessionInfo:
         """Write the session and all its items in one transaction."""
         identity = self.run_identity(run_id) if run_id is not None else None
@@ -148,7 +104,7 @@ class AgreementRepository:
                 target_half_width=target_half_width, assumed_p=assumed_p, size=len(items), blind=blind,
                 allocation=allocation, min_per_stratum=min_per_stratum, gate=gate,
                 strata_json=json.dumps(strata, sort_keys=True), created_by=created_by, origin=origin,
-                created_at=created_at or utc_now(),
+                created_at=created_at or utc_now(), question=question,
             )
             session.add(row)
             session.flush()
@@ -160,6 +116,7 @@ class AgreementRepository:
                     directive=item.directive, trajectory_pk=item.trajectory_pk,
                     trajectory_key_json=None if item.trajectory_key is None else json.dumps(item.trajectory_key, sort_keys=True),
                     stratum=item.stratum, replay_answer=item.replay_answer,
+                    scope_replay=scope_replay_of(item), rule_pool=item.rule_pool,
                 ))
             append_audit(session, created_by, "agreement_session_create", "agreement_session", row.uid, None,
                          after={"run_id": run_id, "size": len(items), "seed": seed, "blind": blind, "strata": strata},
@@ -239,7 +196,6 @@ class AgreementRepository:
     def _blind(session: Session, row: AgreementItemRow) -> BlindItem:
         parent = session.get(AgreementSessionRow, row.session_id)
         assert parent is not None
-        key = None if row.trajectory_key_json is None else json.loads(row.trajectory_key_json)
         evidence: tuple[int, ...] = ()
         if row.kind == "verdict" and row.result_id is not None:
             evidence = tuple(
@@ -252,16 +208,15 @@ class AgreementRepository:
         return BlindItem(
             item_id=row.id or 0, session_id=row.session_id, ordinal=row.ordinal, kind=row.kind,
             result_id=row.result_id, rule_origin=row.rule_origin, rule_version=row.rule_version, trigger=row.trigger,
-            directive=row.directive, trajectory_pk=row.trajectory_pk,
-            trajectory_id=None if key is None else key.get("trajectory_id"),
-            corpus=None if key is None else key.get("corpus"), choices=answers_for(row.kind), evidence_pks=evidence,
-            replay_answer=None if parent.blind else row.replay_answer,
+            directive=row.directive, trajectory_pk=row.trajectory_pk, choices=answers_for(row.kind),
+            evidence_pks=evidence, replay_answer=None if parent.blind else row.replay_answer,
+            scope_choices=SCOPE_ANSWERS if row.scope_replay is not None else (), session_size=parent.size,
         )
 
     # -- judgements -------------------------------------------------------------------------
     def commit(
         self, item_id: int, reviewer: str, answer: str, rubric: dict[str, bool] | None = None,
-        note: str | None = None, origin: str = "local", committed_at: str | None = None,
+        note: str | None = None, origin: str = "local", committed_at: str | None = None, scope: str | None = None,
     ) -> Reveal:
         reviewer = reviewer.strip()
         if not reviewer:
@@ -272,6 +227,10 @@ class AgreementRepository:
                 raise LookupError(f"no agreement item #{item_id}")
             if answer not in answers_for(item.kind):
                 raise ValueError(f"{answer!r} is not an answer for a {item.kind} item; choose from {answers_for(item.kind)}")
+            if item.scope_replay is None and scope is not None:
+                raise ValueError(f"item #{item_id} does not ask the scope question (its trajectory is not a failure)")
+            if scope is not None and scope not in SCOPE_ANSWERS:
+                raise ValueError(f"{scope!r} is not a scope answer; choose from {SCOPE_ANSWERS}")
             if rubric is not None:
                 unknown = set(rubric) - {"trigger_specific", "directive_actionable", "safe_to_promote"}
                 if unknown:
@@ -287,7 +246,7 @@ class AgreementRepository:
             session.add(AgreementJudgementRow(
                 item_id=item_id, reviewer=reviewer, answer=answer,
                 rubric_json=None if rubric is None else json.dumps(rubric, sort_keys=True), note=note, origin=origin,
-                committed_at=now,
+                committed_at=now, scope=scope,
             ))
             try:
                 session.flush()
@@ -296,10 +255,12 @@ class AgreementRepository:
             parent = session.get(AgreementSessionRow, item.session_id)
             assert parent is not None
             append_audit(session, reviewer, "agreement_judgement", "agreement_item", item_id, None,
-                         after={"session": parent.uid, "ordinal": item.ordinal, "answer": answer, "origin": origin},
+                         after={"session": parent.uid, "ordinal": item.ordinal, "answer": answer, "scope": scope,
+                                "origin": origin},
                          run_id=parent.run_id)
             progress = _progress(session, item.session_id, reviewer)
-            return Reveal(item_id, reviewer, answer, item.replay_answer, _agrees(answer, item.replay_answer), now, progress)
+            return Reveal(item_id, reviewer, answer, item.replay_answer, _agrees(answer, item.replay_answer), now, progress,
+                          scope, item.scope_replay, _revealed(session, item))
 
     def reveal(self, item_id: int, reviewer: str) -> Reveal:
         with self._store.session() as session:
@@ -314,15 +275,18 @@ class AgreementRepository:
             if row is None:
                 raise NotYetCommitted(f"{reviewer} has not committed a judgement on item #{item_id}")
             return Reveal(item_id, reviewer, row.answer, item.replay_answer, _agrees(row.answer, item.replay_answer),
-                          row.committed_at, _progress(session, item.session_id, reviewer))
+                          row.committed_at, _progress(session, item.session_id, reviewer), row.scope, item.scope_replay,
+                          _revealed(session, item))
 
     def progress(self, session_id: int, reviewer: str) -> Progress:
         with self._store.session() as session:
             return _progress(session, session_id, reviewer)
 
     def judgements(self, session_id: int | None = None, reviewer: str | None = None) -> list[Judgement]:
-        query = """SELECT j.*, i.session_id, i.ordinal, i.kind, i.stratum, i.replay_answer
-                   FROM agreement_judgement j JOIN agreement_item i ON i.id = j.item_id WHERE 1 = 1"""
+        query = """SELECT j.*, i.session_id, i.ordinal, i.kind, i.stratum, i.replay_answer, i.scope_replay, i.rule_pool,
+                          s.question
+                   FROM agreement_judgement j JOIN agreement_item i ON i.id = j.item_id
+                   JOIN agreement_session s ON s.id = i.session_id WHERE 1 = 1"""
         params: dict[str, Any] = {}
         if session_id is not None:
             query += " AND i.session_id = :session"
@@ -337,7 +301,8 @@ class AgreementRepository:
                     item_id=r["item_id"], session_id=r["session_id"], ordinal=r["ordinal"], kind=r["kind"],
                     stratum=r["stratum"], reviewer=r["reviewer"], answer=r["answer"], replay_answer=r["replay_answer"],
                     rubric=None if r["rubric_json"] is None else json.loads(r["rubric_json"]), note=r["note"],
-                    origin=r["origin"], committed_at=r["committed_at"],
+                    origin=r["origin"], committed_at=r["committed_at"], scope=r["scope"],
+                    replay_scope=r["scope_replay"], rule_pool=r["rule_pool"], question=r["question"],
                 )
                 for r in rows
             ]
@@ -358,6 +323,21 @@ class AgreementRepository:
                 {"cfg": config_hash, "corp": corpus_hash, "origin": origin, "version": version},
             ).first()
             return None if row is None else int(row[0])
+
+
+def _revealed(session: Session, item: AgreementItemRow) -> dict[str, Any]:
+    """What the blind screen hid, shown only after the commit: where the trajectory comes from."""
+    key = None if item.trajectory_key_json is None else json.loads(item.trajectory_key_json)
+    found: dict[str, Any] = {"rule": item.rule_origin, "stratum": item.stratum}
+    if key is not None:
+        found.update(trajectory_id=key.get("trajectory_id"), corpus=key.get("corpus"), file=key.get("file"),
+                     line=key.get("line"))
+    if item.trajectory_pk is not None:
+        row = session.execute(sql("SELECT expected_outcome, expected_rule FROM trajectory WHERE id = :pk"),
+                              {"pk": item.trajectory_pk}).first()
+        if row is not None:
+            found.update(expected_outcome=row[0], expected_rule=row[1])
+    return found
 
 
 def _agrees(answer: str, replay_answer: str) -> bool | None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, update
+from sqlalchemy import delete, func, insert, or_, text, update
 from sqlmodel import col, select
 
 from core.store.dto import CorpusInfo, TrajectoryDetail, TrajectorySummary
@@ -32,6 +33,8 @@ class TrajectoryFilter:
     domain: str | None = None
     success: bool | None = None
     has_expected_rule: bool | None = None
+    # Restrict to these primary keys (a filter computed outside SQL, e.g. the gate); None: no restriction.
+    pks: tuple[int, ...] | None = None
 
 
 class CorpusRepository:
@@ -220,6 +223,10 @@ class CorpusRepository:
 
 
 def _apply_filter(query: Any, flt: TrajectoryFilter) -> Any:
+    if flt.pks is not None:
+        # One JSON parameter instead of one per id: no SQLite variable limit on big corpora.
+        query = query.where(col(TrajectoryRow.id).in_(text("SELECT value FROM json_each(:loop_pks)").bindparams(
+            loop_pks=json.dumps(list(flt.pks)))))
     if flt.corpus:
         query = query.where(CorpusRow.name == flt.corpus)
     if flt.domain:

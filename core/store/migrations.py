@@ -254,9 +254,10 @@ _REVIEW = Migration(
 
 # Steps owned by other modules; imported here so the order lives in one place.
 from core.store.migrations_labels import LABELS  # noqa: E402
+from core.store.migrations_agreement import AGREEMENT_QUESTIONS  # noqa: E402
 from core.store.migrations_promotion import PROMOTION  # noqa: E402
 
-MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION)
+MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION, AGREEMENT_QUESTIONS)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

@@ -1,13 +1,9 @@
 """Promotions: standing rules made in the Workbench, and the queries the promotion screens need.
 
-All SQL of the promotion work lives here. Approving writes the review decision, the
-promotion and both audit events in ONE transaction, so a rule can never be "approved" without
-its standing rule (or the reverse). The broken-evidence check is ``ReviewRepository``'s own
-(``unreviewed_broken``), run just before that transaction exactly as ``decide`` runs it.
-
+All SQL of the promotion work lives here. The ``*_in(session, …)`` writers run inside the
+decision service's one transaction (``core.decisions``), where every approval rule is checked.
 Standing ids (``R-001`` …) come from the ``id_counter`` table and are never reused: the
-counter only grows, and it starts above every ``R-NNN`` already known to the store (imported
-standing rules), so an export never collides with the store it was reviewed against.
+counter only grows and starts above every imported ``R-NNN``.
 """
 
 from __future__ import annotations
@@ -23,8 +19,8 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from core.store.engine import Store
-from core.store.review_repo import ApprovalRefused, Decision, ReviewRepository, append_audit
-from core.store.tables import DecisionRow, RuleRow
+from core.store.review_repo import ApprovalRefused, Decision, append_audit, unreviewed_broken_in, write_decision
+from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
 
@@ -35,6 +31,14 @@ _RULE_REF = re.compile(r"^R-(\d+)$")
 
 class PromotionError(ValueError):
     """A promotion action is not allowed; the message says why."""
+
+
+class BrokenNotOpened(ApprovalRefused):
+    """Approval refused: broken evidence the reviewer has neither opened nor waived."""
+
+    def __init__(self, message: str, trajectory_ids: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.trajectory_ids = trajectory_ids  # exact ids, in their own case, for the screens
 
 
 @dataclass(frozen=True)
@@ -79,96 +83,29 @@ class PromotionRepository:
 
     # -- approve / re-approve ------------------------------------------------------------
     def approve_and_promote(
-        self, rule_id: int, rule_version_id: int, run_id: int, result_id: int, reviewer: str, reason: str,
+        self, rule_id: int, rule_version_id: int, run_id: int, result_id: int, reviewer: str, reason: str | None,
         provenance: dict[str, Any], evidence: dict[str, Any],
     ) -> tuple[Decision, Promotion, bool]:
         """Record an approval and make (or refresh) its standing rule in one transaction.
 
-        Returns (decision, promotion, created). An active promotion of the same rule is
-        refreshed in place (re-approval: new evidence, same standing id); a retired or
-        superseded one is history, so approving again allocates a new id.
+        Returns (decision, promotion, created). The broken-evidence rule is checked inside
+        the transaction. (The decision service, ``core.decisions``, is the path every screen uses.)
         """
-        missing = ReviewRepository(self._store).unreviewed_broken(reviewer, result_id)
-        if missing:
-            raise ApprovalRefused(
-                f"approval refused: {len(missing)} broken trajector{'y' if len(missing) == 1 else 'ies'} "
-                f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}); "
-                "open each one or waive it with a reason"
-            )
-        now = utc_now()
         with self._store.session() as session:
-            before = _effective_decision(session, rule_id)
-            decision = DecisionRow(
-                rule_id=rule_id, rule_version_id=rule_version_id, run_id=run_id, reviewer=reviewer,
-                action="approve", reason=reason, evidence_json=json.dumps(evidence, default=str), created_at=now,
-            )
-            session.add(decision)
-            session.flush()
-            assert decision.id is not None
-            append_audit(
-                session, reviewer, "approve", "rule", rule_id, reason,
-                before=None if before is None else {"action": before.action, "decision": before.id},
-                after={"action": "approve", "decision": decision.id, "rule_version_id": rule_version_id,
-                       "evidence": evidence},
-                run_id=run_id,
-            )
-            row = session.exec(
-                select(PromotionRow).where(PromotionRow.rule_id == rule_id, PromotionRow.status == "active")
-            ).first()
-            created = row is None
-            if row is None:
-                standing_id = _allocate_standing_id(session)
-                row = PromotionRow(
-                    rule_id=rule_id, rule_version_id=rule_version_id, decision_id=decision.id,
-                    standing_id=standing_id, status="active", provenance_json=_dump(provenance),
-                    evidence_json=_dump(evidence), created_at=now, updated_at=now,
-                )
-                session.add(row)
-                session.flush()
-                append_audit(session, reviewer, "promote", "promotion", standing_id, reason,
-                             after={"rule_id": rule_id, "rule_version_id": rule_version_id,
-                                    "decision": decision.id, "evidence": evidence}, run_id=run_id)
-            else:
-                old = {"rule_version_id": row.rule_version_id, "decision": row.decision_id,
-                       "evidence": json.loads(row.evidence_json)}
-                row.rule_version_id, row.decision_id = rule_version_id, decision.id
-                row.provenance_json, row.evidence_json, row.updated_at = _dump(provenance), _dump(evidence), now
-                session.add(row)
-                append_audit(session, reviewer, "reapprove", "promotion", row.standing_id, reason, before=old,
-                             after={"rule_version_id": rule_version_id, "decision": decision.id,
-                                    "evidence": evidence}, run_id=run_id)
-            session.flush()
-            return _decision(decision), _promotion(row), created
+            refuse_unreviewed_broken(session, reviewer, result_id)
+            decision = write_decision(session, rule_id, rule_version_id, run_id, reviewer, "approve", reason, evidence)
+            promotion, created = promote_in(session, decision, rule_id, rule_version_id, run_id, reviewer, reason,
+                                            provenance, evidence)
+            return decision, promotion, created
 
     # -- lifecycle -----------------------------------------------------------------------
     def retire(self, standing_id: str, actor: str, reason: str) -> Promotion:
         with self._store.session() as session:
-            row = _get_row(session, standing_id)
-            if row.status != "active":
-                raise PromotionError(f"cannot retire {standing_id}: it is {row.status}, not active")
-            before = _state(row)
-            row.status, row.status_reason, row.updated_at = "retired", reason, utc_now()
-            session.add(row)
-            append_audit(session, actor, "retire", "promotion", standing_id, reason, before=before, after=_state(row))
-            return _promotion(row)
+            return retire_in(session, standing_id, actor, reason)
 
     def supersede(self, standing_id: str, by_standing_id: str, actor: str, reason: str) -> Promotion:
-        if standing_id == by_standing_id:
-            raise PromotionError(f"{standing_id} cannot supersede itself")
         with self._store.session() as session:
-            row = _get_row(session, standing_id)
-            successor = _get_row(session, by_standing_id)
-            if row.status == "superseded":
-                raise PromotionError(f"{standing_id} is already superseded by {row.superseded_by}")
-            if successor.status != "active":
-                raise PromotionError(f"the successor {by_standing_id} is {successor.status}, not active")
-            before = _state(row)
-            row.status, row.superseded_by, row.status_reason = "superseded", by_standing_id, reason
-            row.updated_at = utc_now()
-            session.add(row)
-            append_audit(session, actor, "supersede", "promotion", standing_id, reason, before=before,
-                         after=_state(row))
-            return _promotion(row)
+            return supersede_in(session, standing_id, by_standing_id, actor, reason)
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, standing_id: str) -> Promotion | None:
@@ -189,11 +126,6 @@ class PromotionRepository:
     def active_for_rule(self, rule_id: int) -> Promotion | None:
         found = self.list(["active"], rule_id=rule_id)
         return found[0] if found else None
-
-    def peek_next_standing_id(self) -> str:
-        """The id the next promotion would get (nothing is reserved)."""
-        with self._store.session() as session:
-            return _format_id(_next_value(session))
 
     def result_ref(self, run_id: int, rule_id: int) -> ResultRef | None:
         """The result of ``rule_id`` in ``run_id`` (a run replays one version per rule)."""
@@ -274,17 +206,8 @@ class PromotionRepository:
             return [str(r[0]) for r in rows]
 
     def waivers(self, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
-        query = (
-            "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
-            "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
-        )
-        params: dict[str, Any] = {"res": result_id}
-        if reviewer is not None:
-            query += " AND w.reviewer = :r"
-            params["r"] = reviewer
         with self._store.session() as session:
-            rows = session.execute(text(query + " ORDER BY w.id"), params).all()
-        return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
+            return waivers_in(session, result_id, reviewer)
 
     def run_mark_counts(self, run_id: int) -> MarkCounts:
         """Human-vs-replay marks on a run's results: the latest mark per (reviewer, result, item)."""
@@ -313,9 +236,110 @@ class PromotionRepository:
             return {}
         return value if isinstance(value, dict) else {}
 
-    def max_imported_standing_number(self) -> int:
-        with self._store.session() as session:
-            return _max_imported(session)
+
+# -- writes inside the caller's transaction (the decision service's one transaction) ------
+def refuse_unreviewed_broken(session: Session, reviewer: str, result_id: int) -> None:
+    missing = unreviewed_broken_in(session, reviewer, result_id)
+    if missing:
+        raise BrokenNotOpened(
+            f"approval refused: {len(missing)} broken trajector{'y' if len(missing) == 1 else 'ies'} "
+            f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''}); "
+            "open each one or waive it with a reason",
+            tuple(missing),
+        )
+
+
+def promote_in(
+    session: Session, decision: Decision, rule_id: int, rule_version_id: int, run_id: int, reviewer: str,
+    reason: str | None, provenance: dict[str, Any], evidence: dict[str, Any], extra_audit: dict[str, Any] | None = None,
+) -> tuple[Promotion, bool]:
+    """Make (or refresh) the standing rule of an approval just written in this transaction.
+
+    An active promotion of the same rule is refreshed in place (re-approval: new evidence,
+    same standing id); a retired or superseded one is history, so approving again allocates a
+    new id.
+    """
+    now = utc_now()
+    row = session.exec(
+        select(PromotionRow).where(PromotionRow.rule_id == rule_id, PromotionRow.status == "active")
+    ).first()
+    created = row is None
+    extra = extra_audit or {}
+    if row is None:
+        standing_id = _allocate_standing_id(session)
+        row = PromotionRow(
+            rule_id=rule_id, rule_version_id=rule_version_id, decision_id=decision.id,
+            standing_id=standing_id, status="active", provenance_json=_dump(provenance),
+            evidence_json=_dump(evidence), created_at=now, updated_at=now,
+        )
+        session.add(row)
+        session.flush()
+        append_audit(session, reviewer, "promote", "promotion", standing_id, reason,
+                     after={"rule_id": rule_id, "rule_version_id": rule_version_id,
+                            "decision": decision.id, "evidence": evidence, **extra}, run_id=run_id)
+    else:
+        old = {"rule_version_id": row.rule_version_id, "decision": row.decision_id,
+               "evidence": json.loads(row.evidence_json)}
+        row.rule_version_id, row.decision_id = rule_version_id, decision.id
+        row.provenance_json, row.evidence_json, row.updated_at = _dump(provenance), _dump(evidence), now
+        session.add(row)
+        append_audit(session, reviewer, "reapprove", "promotion", row.standing_id, reason, before=old,
+                     after={"rule_version_id": rule_version_id, "decision": decision.id, "evidence": evidence,
+                            **extra}, run_id=run_id)
+    session.flush()
+    return _promotion(row), created
+
+
+def retire_in(session: Session, standing_id: str, actor: str, reason: str,
+              extra_audit: dict[str, Any] | None = None) -> Promotion:
+    row = _get_row(session, standing_id)
+    if row.status != "active":
+        raise PromotionError(f"cannot retire {standing_id}: it is {row.status}, not active")
+    before = _state(row)
+    row.status, row.status_reason, row.updated_at = "retired", reason, utc_now()
+    session.add(row)
+    append_audit(session, actor, "retire", "promotion", standing_id, reason, before=before,
+                 after={**_state(row), **(extra_audit or {})})
+    return _promotion(row)
+
+
+def supersede_in(session: Session, standing_id: str, by_standing_id: str, actor: str, reason: str,
+                 extra_audit: dict[str, Any] | None = None) -> Promotion:
+    if standing_id == by_standing_id:
+        raise PromotionError(f"{standing_id} cannot supersede itself")
+    row = _get_row(session, standing_id)
+    successor = _get_row(session, by_standing_id)
+    if row.status == "superseded":
+        raise PromotionError(f"{standing_id} is already superseded by {row.superseded_by}")
+    if successor.status != "active":
+        raise PromotionError(f"the successor {by_standing_id} is {successor.status}, not active")
+    before = _state(row)
+    row.status, row.superseded_by, row.status_reason = "superseded", by_standing_id, reason
+    row.updated_at = utc_now()
+    session.add(row)
+    append_audit(session, actor, "supersede", "promotion", standing_id, reason, before=before,
+                 after={**_state(row), **(extra_audit or {})})
+    return _promotion(row)
+
+
+def waivers_in(session: Session, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
+    query = (
+        "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
+        "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
+    )
+    params: dict[str, Any] = {"res": result_id}
+    if reviewer is not None:
+        query += " AND w.reviewer = :r"
+        params["r"] = reviewer
+    rows = session.execute(text(query + " ORDER BY w.id"), params).all()
+    return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
+
+
+def active_in(session: Session, rule_id: int) -> Promotion | None:
+    row = session.exec(
+        select(PromotionRow).where(PromotionRow.rule_id == rule_id, PromotionRow.status == "active")
+    ).first()
+    return None if row is None else _promotion(row)
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -363,20 +387,6 @@ def _state(row: PromotionRow) -> dict[str, Any]:
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _effective_decision(session: Session, rule_id: int) -> DecisionRow | None:
-    rows = session.exec(select(DecisionRow).where(DecisionRow.rule_id == rule_id).order_by(DecisionRow.id)).all()
-    undone = {r.undoes_id for r in rows if r.undoes_id is not None}
-    live = [r for r in rows if r.action in ("approve", "reject", "defer") and r.id not in undone]
-    return live[-1] if live else None
-
-
-def _decision(row: DecisionRow) -> Decision:
-    return Decision(
-        id=row.id or 0, rule_id=row.rule_id, rule_version_id=row.rule_version_id, run_id=row.run_id,
-        reviewer=row.reviewer, action=row.action, reason=row.reason, created_at=row.created_at,
-    )
 
 
 def _promotion(row: PromotionRow) -> Promotion:

@@ -99,6 +99,8 @@ class ReviewRepository:
         self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
         reason: str | None = None, evidence: dict[str, Any] | None = None, result_id: int | None = None,
     ) -> Decision:
+        """Low-level writer kept for the store's own tests; every screen and the CLI decide through
+        ``core.decisions.decide``, which checks every rule inside one write transaction."""
         if action not in DECISION_ACTIONS:
             raise ValueError(f"unknown decision {action!r}; expected one of {DECISION_ACTIONS}")
         reason = (reason or "").strip() or None
@@ -112,21 +114,7 @@ class ReviewRepository:
                     f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})"
                 )
         with self._store.session() as session:
-            before = _effective(session, rule_id)
-            row = DecisionRow(
-                rule_id=rule_id, rule_version_id=rule_version_id, run_id=run_id, reviewer=reviewer, action=action,
-                reason=reason, evidence_json=None if evidence is None else json.dumps(evidence, default=str),
-                created_at=utc_now(),
-            )
-            session.add(row)
-            session.flush()
-            append_audit(
-                session, reviewer, action, "rule", rule_id, reason,
-                before=None if before is None else {"action": before.action, "decision": before.id},
-                after={"action": action, "decision": row.id, "rule_version_id": rule_version_id, "evidence": evidence},
-                run_id=run_id,
-            )
-            return _decision(row)
+            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence)
 
     def undo_last(self, reviewer: str) -> Decision | None:
         """Undo the reviewer's most recent decision that is still in effect (a new event)."""
@@ -193,19 +181,7 @@ class ReviewRepository:
     def unreviewed_broken(self, reviewer: str, result_id: int) -> list[str]:
         """Trajectory ids of broken evidence this reviewer has neither opened nor waived."""
         with self._store.session() as session:
-            rows = session.execute(
-                text(
-                    """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                       WHERE o.result_id = :res AND o.bucket = 'broken'
-                         AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                         AND v.trajectory_pk = o.trajectory_pk AND v.reviewer = :r)
-                         AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                         AND w.trajectory_pk = o.trajectory_pk AND w.reviewer = :r)
-                       ORDER BY t.trajectory_id"""
-                ),
-                {"res": result_id, "r": reviewer},
-            ).all()
-            return [str(r[0]) for r in rows]
+            return unreviewed_broken_in(session, reviewer, result_id)
 
     def viewed(self, reviewer: str, result_id: int) -> set[int]:
         with self._store.session() as session:
@@ -289,6 +265,53 @@ class ReviewRepository:
         for result_id in result_ids:
             events.extend(self.audit("result", result_id))
         return sorted(events, key=lambda e: e.id)
+
+
+def unreviewed_broken_in(session: Session, reviewer: str, result_id: int) -> list[str]:
+    """``unreviewed_broken`` inside the caller's transaction (the decision service checks it there)."""
+    rows = session.execute(
+        text(
+            """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
+               WHERE o.result_id = :res AND o.bucket = 'broken'
+                 AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
+                                 AND v.trajectory_pk = o.trajectory_pk AND v.reviewer = :r)
+                 AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
+                                 AND w.trajectory_pk = o.trajectory_pk AND w.reviewer = :r)
+               ORDER BY t.trajectory_id"""
+        ),
+        {"res": result_id, "r": reviewer},
+    ).all()
+    return [str(r[0]) for r in rows]
+
+
+def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk: int, reason: str) -> None:
+    session.add(WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
+                          created_at=utc_now()))
+    append_audit(session, reviewer, "waive_broken", "result", result_id, reason, after={"trajectory_pk": trajectory_pk})
+
+
+def write_decision(
+    session: Session, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
+    reason: str | None, evidence: dict[str, Any] | None, extra_audit: dict[str, Any] | None = None,
+) -> Decision:
+    """One decision row and its audit event, in the caller's transaction (one shape for every surface)."""
+    before = _effective(session, rule_id)
+    row = DecisionRow(
+        rule_id=rule_id, rule_version_id=rule_version_id, run_id=run_id, reviewer=reviewer, action=action,
+        reason=reason, evidence_json=None if evidence is None else json.dumps(evidence, default=str),
+        created_at=utc_now(),
+    )
+    session.add(row)
+    session.flush()
+    after: dict[str, Any] = {"action": action, "decision": row.id, "rule_version_id": rule_version_id,
+                             "evidence": evidence}
+    after.update(extra_audit or {})
+    append_audit(
+        session, reviewer, action, "rule", rule_id, reason,
+        before=None if before is None else {"action": before.action, "decision": before.id},
+        after=after, run_id=run_id,
+    )
+    return _decision(row)
 
 
 def _effective(session: Session, rule_id: int) -> Decision | None:

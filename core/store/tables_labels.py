@@ -85,6 +85,7 @@ class AgreementSessionRow(SQLModel, table=True):
     created_by: str
     origin: str = "local"
     created_at: str
+    question: str = "firing_scope"  # schema step 7; sessions made before are "single"
 
 
 class AgreementItemRow(SQLModel, table=True):
@@ -102,6 +103,8 @@ class AgreementItemRow(SQLModel, table=True):
     trajectory_key_json: Optional[str] = None
     stratum: str
     replay_answer: str
+    scope_replay: Optional[str] = None  # schema step 7
+    rule_pool: Optional[str] = None
 
 
 class AgreementJudgementRow(SQLModel, table=True):
@@ -114,3 +117,4 @@ class AgreementJudgementRow(SQLModel, table=True):
     note: Optional[str] = None
     origin: str = "local"
     committed_at: str
+    scope: Optional[str] = None  # schema step 7

@@ -60,7 +60,7 @@ def test_verdict_items_show_what_fired_without_the_buckets(labels_store: Store) 
             seen[item.rule_origin] = item
             assert item.choices == ("pass", "fail", "inconclusive", "cant_tell")
         else:
-            assert item.trajectory_pk is not None and "no_effect" in item.choices
+            assert item.trajectory_pk is not None and "does_not_fire" in item.choices
         commit_judgement(labels_store, item.item_id, "ana", "cant_tell")
     assert len(seen["R1"].evidence_pks) == 3 and len(seen["R2"].evidence_pks) == 3
     assert seen["R3"].evidence_pks == ()  # misses are not shown: that would be replay's own list

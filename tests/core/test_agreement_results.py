@@ -22,7 +22,7 @@ def judge_everything(store: Store, session_id: int) -> None:
         if item.kind == "verdict" and item.rule_origin == "R2":
             answer = "inconclusive"
         elif key.get("trajectory_id") == "N1":
-            answer = "prevented"
+            answer = "prevents"
         elif key.get("trajectory_id") == "F5":
             answer = "cant_tell"
         commit_judgement(store, item.id, "ana", answer)

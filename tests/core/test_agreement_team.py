@@ -38,7 +38,7 @@ def _replay_answers(store: Store, session_id: int, reviewer: str, overrides: dic
         commit_judgement(store, item.item_id, reviewer, overrides.get(name, record.replay_answer))
 
 
-ANA = {"R2": "inconclusive", "N1": "prevented", "F5": "cant_tell"}
+ANA = {"R2": "inconclusive", "N1": "prevents", "F5": "cant_tell"}
 
 
 def test_two_stores_merge_and_agreement_is_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,7 +91,7 @@ def test_two_stores_merge_and_agreement_is_right(tmp_path: Path, monkeypatch: py
     # 1 - (n - 1) * 4 / (n^2 - 84) = 1 - 76/316.
     assert judged.alpha.value == pytest.approx(1 - 76 / 316)
     assert sorted((d.answers["ana"], d.answers["bo"]) for d in judged.disagreements) == [
-        ("inconclusive", "fail"), ("prevented", "near_miss")
+        ("inconclusive", "fail"), ("prevents", "near_miss")
     ]
 
     # The lead adjudicates T2; it becomes ground truth and shows in the disagreement view.

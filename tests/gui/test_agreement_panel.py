@@ -36,8 +36,9 @@ from cauterule_gui.models.agreement_team_models import (
     JudgementDisagreementModel,
     LabelDisagreementModel,
     MergeConflictModel,
-    answer_text,
 )
+from core.agreement.blind import answer_text
+from core.agreement.session import judging_view
 from cauterule_gui.panels.agreement_panel import TAB_JUDGE, TAB_NEW, TAB_RESULTS, TAB_TEAM, AgreementPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices, open_services
@@ -115,6 +116,9 @@ def judge_by_keys(qtbot: Any, panel: AgreementPanel, truth: dict[int, str], coun
         answer = truth[item.item_id] if item.ordinal % 4 else next(
             c for c in item.choices if c not in (truth[item.item_id], "cant_tell"))
         qtbot.keyClick(panel.judge_page, key_for(panel, answer))
+        if item.scope_choices:  # a failure: the scope question follows (1 = in scope)
+            assert panel.question.text().endswith("Is this a failure this rule is meant for?")
+            qtbot.keyClick(panel.judge_page, "1")
         qtbot.waitUntil(lambda: panel.reveal is not None, timeout=10_000)
         qtbot.keyClick(panel.judge_page, Qt.Key.Key_Return)
 
@@ -211,6 +215,9 @@ def test_the_answer_is_hidden_until_the_judgement_is_committed(qtbot: Any, demo:
     assert not any(s in shown for s in strata)  # the stratum would give the answer away
     choice = [c for c in item.choices if c != "cant_tell"][0]
     qtbot.keyClick(panel.judge_page, "1")
+    if item.scope_choices:  # the scope question follows on a failure; still nothing revealed
+        assert panel.reveal is None and not panel.reveal_label.isVisible()
+        qtbot.keyClick(panel.judge_page, "1")
     qtbot.waitUntil(lambda: panel.reveal is not None, timeout=10_000)
     assert not stolen
     assert panel.reveal_label.isVisible()
@@ -227,6 +234,8 @@ def test_the_answer_is_hidden_until_the_judgement_is_committed(qtbot: Any, demo:
     assert panel.current.item.ordinal == 2  # type: ignore[union-attr]
     # Can't tell (0) is committed and left out of the statistics.
     qtbot.keyClick(panel.judge_page, "0")
+    if panel.current.item.scope_choices:  # type: ignore[union-attr]
+        qtbot.keyClick(panel.judge_page, "0")
     qtbot.waitUntil(lambda: panel.reveal is not None, timeout=10_000)
     assert "could not tell" in panel.reveal_label.text()
     close_panel(qtbot, panel, runner)
@@ -384,14 +393,15 @@ def test_rule_and_evidence_text_are_shown_verbatim(qtbot: Any, demo: StoreServic
     detail = next(d for d in demo.corpora.get_trajectories(corpus="adversarial")
                   if d.trajectory_id == "DA-001-injection-in-task")
     evil = "<b>bold</b> & <img src=x onerror=alert(1)>"
-    item = BlindItem(item_id=1, session_id=1, ordinal=1, kind="evidence", result_id=None, rule_origin="<i>o</i>",
+    item = BlindItem(item_id=1, session_id=1, ordinal=1, kind="firing", result_id=None, rule_origin="<i>o</i>",
                      rule_version=1, trigger=evil, directive="<script>x()</script>", trajectory_pk=detail.id,
-                     trajectory_id=detail.trajectory_id, corpus="adversarial",
-                     choices=("prevented", "broken", "near_miss", "missed", "no_effect", "cant_tell"))
+                     choices=("prevents", "breaks", "near_miss", "does_not_fire", "cant_tell"))
     info = create_session(demo.store, 1, "lead", size=2, seed=1)
-    panel._show_item(agreement_data.JudgeItem(info, item, Progress(0, 2), detail, ()))
-    assert f"when {evil}\ndo <script>x()</script>" in panel.rule_text.text()
-    assert "<b>NOTE TO THE RULE EXTRACTOR:</b>" in panel.viewer.plain_text()
+    view = judging_view(demo.store, item)
+    panel._show_item(agreement_data.JudgeItem(info, item, Progress(0, 2), detail, (), view))
+    assert panel.rule_text.text() == f"when {evil}, <script>x()</script>"
+    assert "<b>NOTE TO THE RULE EXTRACTOR:</b>" in panel.blind_text.toPlainText()
+    assert detail.trajectory_id not in panel.blind_text.toPlainText()  # blind: no id before the commit
     for label in panel.findChildren(QLabel):
         assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
     panel.current = None  # nothing to commit: the item is made up

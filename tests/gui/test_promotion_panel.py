@@ -158,11 +158,14 @@ def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: Pr
     groups = [qm.cell_text(i, qm.COL_GROUP) for i in items]
     ready = [i for i in items if i.verdict == "pass" and i.decision is None]
     assert len(ready) >= 3 and items[: len(ready)] == ready  # passing, undecided: all first
-    assert groups[: len(ready)] == ["ready"] * len(ready) and "ready" not in groups[len(ready):]
+    # No blind session yet: replay alone is not trusted, so no row reads "ready".
+    unmeasured = "human approval required: no blind agreement measured for run #1"
+    assert all(g.startswith(unmeasured) for g in groups[: len(ready)] if g[:8] != "imported")
+    assert not any(g.startswith("ready") for g in groups)
     assert [i.verdict for i in items[len(ready):]] and all(i.verdict != "pass" for i in items[len(ready):])
     first = items[0]
     assert qm.cell_text(first, qm.COL_VERDICT) == "✓ pass"
-    assert qm.cell_text(first, qm.COL_AGREEMENT) == "— not measured"  # never a pass, never 0 %
+    assert qm.cell_text(first, qm.COL_AGREEMENT) == f"— {unmeasured}"  # never a pass, never 0 %
     assert qm.cell_text(first, qm.COL_DUPLICATES) == "✓ none (lexical)"
     assert qm.cell_text(first, qm.COL_CONFLICTS) == "✓ none"
     failing = next(i for i in items if "C-02" in i.origin)
@@ -188,7 +191,7 @@ def test_approving_a_passing_rule_with_a_reason_creates_a_standing_rule(
     item = panel.current_item()  # the queue refreshed and kept the rule selected
     assert item is not None and item.rule_id == rid and item.decision == "approve"
     assert qm.cell_text(item, qm.COL_DECISION) == "✓ approved · R-003 active"
-    assert qm.cell_text(item, qm.COL_GROUP) == "decided"
+    assert qm.cell_text(item, qm.COL_GROUP) == "approved (R-003 active)"
     assert panel.buttons["retire"].isEnabled() and not panel.buttons["approve"].isEnabled()
 
 
@@ -199,9 +202,6 @@ def test_broken_evidence_is_refused_with_the_message_then_waived_and_audited(
     item = select(panel, rid)
     assert panel.buttons["waive"].isEnabled()
     prompts: FakePrompts = panel.prompts  # type: ignore[assignment]
-    prompts.answers.append(ApprovalInput("pins urllib3 first"))
-    click(qtbot, panel, "approve")
-    assert "replay verdict on run #1 is fail" in panel.message.text()
     prompts.answers.append(ApprovalInput("the broken runs install unrelated packages", against_verdict=True))
     click(qtbot, panel, "approve")
     message = panel.message.text()
@@ -221,6 +221,19 @@ def test_broken_evidence_is_refused_with_the_message_then_waived_and_audited(
     after = panel.current_item()
     assert after is not None and qm.cell_text(after, qm.COL_BROKEN) == "✓ 4/4 reviewed (4 waived)"
     assert "waived " in panel.detail.toPlainText()
+
+
+def test_approving_against_a_failed_verdict_without_the_override_is_refused_by_the_core(
+    qtbot: Any, panel: PromotionPanel, demo: StoreServices
+) -> None:
+    rid = rule_id(demo, "C-02")
+    select(panel, rid)
+    prompts: FakePrompts = panel.prompts  # type: ignore[assignment]
+    prompts.answers.append(ApprovalInput("pins urllib3 first"))
+    click(qtbot, panel, "waive")
+    assert "replay's verdict on run #1 is fail" in panel.message.text()
+    assert PromotionRepository(demo.store).active_for_rule(rid) is None
+    assert not [e for e in ReviewRepository(demo.store).audit("result") if e.action == "waive_broken"]  # rolled back
 
 
 def test_reject_defer_retire_and_supersede_from_the_panel(
@@ -283,7 +296,7 @@ def test_a_stale_approval_shows_its_moved_trajectories_and_can_be_reapproved(
 
         panel = make_panel(qtbot, services, runner)
         item = select(panel, rid)
-        assert qm.cell_text(item, qm.COL_GROUP) == "stale approval" and item.priority == 1
+        assert qm.cell_text(item, qm.COL_GROUP) == "approved, stale: re-check the evidence" and item.priority == 1
         assert qm.cell_text(item, qm.COL_STALE) == "⚠ STALE: 2 moved"
         text = panel.detail.toPlainText()
         assert f"⚠ STALE approval — approved on run #{first.run_id}, compared with run #{second.run_id}" in text

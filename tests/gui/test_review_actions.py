@@ -1,4 +1,5 @@
-"""The review workspace's decision path: approve promotes, undo retires what it promoted."""
+"""The review workspace's decision path goes through core.decisions: approve promotes, undo
+retires what it promoted, and refusals come from the core."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from cauterule_gui import review_actions
+from core.decisions import OverrideRequired
 from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.engine import Store, open_store
 from core.store.promotion_repo import PromotionRepository
 from core.store.replay_repo import ReplayRepository
-from core.store.review_repo import ApprovalRefused, ReviewRepository
+from core.store.review_repo import ReviewRepository
+from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -27,33 +30,33 @@ def store(tmp_path: Path) -> Store:
     opened.close()
 
 
-def _target(store: Store, origin_end: str) -> review_actions.DecisionTarget:
+def _row(store: Store, origin_end: str) -> WorkspaceRule:
     run = ReplayRepository(store).latest_complete_run()
     assert run is not None
-    result = next(r for r in ReplayRepository(store).results(run.id) if r.origin.endswith(origin_end))
-    return review_actions.DecisionTarget(
-        rule_id=result.rule_id, rule_version_id=result.rule_version_id, run_id=run.id, result_id=result.id,
-        run_status=run.status, evidence={"verdict": result.verdict, "reason": result.reason},
-    )
+    rows = WorkspaceRepository(store).list_rules(WorkspaceScope(run.id), WorkspaceFilter(), limit=1000)
+    return next(r for r in rows if r.origin.endswith(origin_end))
 
 
 def test_approving_a_passing_rule_makes_a_standing_rule(store: Store) -> None:
-    target = _target(store, "C-05-k8s-pod-oomkilled.yaml")
-    review_actions.approve(ReviewRepository(store), target, "ana")
-    standing = PromotionRepository(store).active_for_rule(target.rule_id)
+    row = _row(store, "C-05-k8s-pod-oomkilled.yaml")
+    review_actions.run(store, review_actions.request(row, "approve", "ana"))
+    standing = PromotionRepository(store).active_for_rule(row.rule_id)
     assert standing is not None and standing.status == "active"
 
 
 def test_undoing_the_approval_retires_its_standing_rule(store: Store) -> None:
-    reviews = ReviewRepository(store)
-    target = _target(store, "C-05-k8s-pod-oomkilled.yaml")
-    review_actions.approve(reviews, target, "ana")
-    review_actions.undo_last(reviews, "ana")
-    assert PromotionRepository(store).active_for_rule(target.rule_id) is None
-    assert reviews.current(target.rule_id) is None
+    row = _row(store, "C-05-k8s-pod-oomkilled.yaml")
+    review_actions.run(store, review_actions.request(row, "approve", "ana"))
+    review_actions.undo(store, "ana")
+    assert PromotionRepository(store).active_for_rule(row.rule_id) is None
+    assert ReviewRepository(store).current(row.rule_id) is None
 
 
-def test_approving_against_a_failing_verdict_needs_a_reason(store: Store) -> None:
-    target = _target(store, "C-04-api-credentials-refused.yaml")
-    with pytest.raises(ApprovalRefused, match="needs a written reason"):
-        review_actions.approve(ReviewRepository(store), target, "ana")
+def test_approving_against_a_failing_verdict_needs_an_override(store: Store) -> None:
+    row = _row(store, "C-04-api-credentials-refused.yaml")
+    with pytest.raises(OverrideRequired, match="needs an override with a written reason"):
+        review_actions.run(store, review_actions.request(row, "approve", "ana"))
+
+
+def test_first_upper_keeps_the_case_of_ids() -> None:
+    assert review_actions.first_upper("approval refused: NM-015-Docker") == "Approval refused: NM-015-Docker"

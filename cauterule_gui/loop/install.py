@@ -1,0 +1,195 @@
+"""Wire the loop into the main window with hooks only (the panels stay owned by others):
+
+* Corpus tab: a gate panel under the corpus navigator; the trajectory table's Gate and
+  Source columns are filled and filtered from one background job per store change.
+* Review tab: a strip above the evidence buckets (fires at injection, taint badge) and a
+  taint badge delegate on the rule table's trigger column.
+* "New candidate from this failure…" (Ctrl+Shift+N, and the context menus of the trajectory
+  and evidence tables) opens the candidate editor; a saved candidate is replayed alone so it
+  appears in the Review tab and the promotion queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QSplitter
+
+from core.loop.views import candidate_taint, gate_summaries, trajectory_info
+from cauterule_gui.jobs.runner import JobContext, JobPool
+from cauterule_gui.loop.candidate_editor import CandidateEditor
+from cauterule_gui.loop.gate_panel import GatePanel, LoopData
+from cauterule_gui.loop.rule_strip import RuleLoopStrip
+from cauterule_gui.loop.taint_badge import TaintBadgeDelegate, install_badge
+from cauterule_gui.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from cauterule_gui.main_window import MainWindow
+
+NEW_CANDIDATE_SHORTCUT = "Ctrl+Shift+N"
+
+
+def compute_loop(store: Any) -> tuple[LoopData, dict[int, str]]:
+    info = trajectory_info(store)
+    tainted = {rid: t.report.summary() for rid, t in candidate_taint(store).items() if t.report.tainted}
+    return LoopData(info, gate_summaries(store)), tainted
+
+
+class LoopController(QObject):
+    loop_loaded = Signal(object)  # LoopData
+    editor_opened = Signal(object)  # CandidateEditor
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.data: LoopData | None = None
+        self.editor: CandidateEditor | None = None
+
+        # Corpus tab: gate panel below the navigator (same splitter slot, so saved sizes still apply).
+        # Parentless until replaceWidget: a QSplitter child would be appended as a section.
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.setObjectName("loopLeftSplitter")
+        self.left_splitter = left  # PySide does not see replaceWidget's reparenting: keep it alive
+        window.splitter.replaceWidget(0, left)
+        self.gate_panel = GatePanel()
+        left.addWidget(window.navigator)
+        left.addWidget(self.gate_panel)
+        left.setChildrenCollapsible(False)
+        left.setSizes([260, 420])
+        # Gate and Source right after Success (visual order only; the model's columns stay appended).
+        from cauterule_gui.models.trajectory_table_model import COL_GATE, COL_SUCCESS, COL_TRUST
+
+        header = window.table_panel.view.horizontalHeader()
+        for offset, column in enumerate((COL_GATE, COL_TRUST), start=1):
+            header.moveSection(header.visualIndex(column), header.visualIndex(COL_SUCCESS) + offset)
+        char = window.table_panel.view.fontMetrics().averageCharWidth()
+        header.resizeSection(COL_GATE, 21 * char + 16)
+        header.resizeSection(COL_TRUST, 9 * char + 16)
+        self.gate_panel.filter_changed.connect(self._apply_gate_filter)
+        self.gate_panel.trajectory_requested.connect(self._open_trajectory)
+
+        # Corpus tab detail pane: gate verdicts and the taint badge of the shown trajectory.
+        self.trajectory_badge = plain_label("", window.viewer)
+        self.trajectory_badge.setObjectName("trajectoryLoopBadge")
+        self.trajectory_badge.setWordWrap(True)
+        self.trajectory_badge.hide()
+        window.viewer.layout().insertWidget(1, self.trajectory_badge)
+        window.table_panel.trajectory_selected.connect(self._show_trajectory_badge)
+
+        # Review tab: strip above the evidence buckets; badge on the rule table's trigger column.
+        evidence = window.workspace.evidence
+        self.strip = RuleLoopStrip(window.runner, evidence)
+        layout = evidence.layout()
+        layout.insertWidget(layout.indexOf(evidence.status_label) + 1, self.strip)
+        from cauterule_gui.models.rule_table_model import COL_TRIGGER, RULE_ID_ROLE
+
+        self.rule_badge: TaintBadgeDelegate = install_badge(window.workspace.rules.view, COL_TRIGGER, RULE_ID_ROLE)
+        window.workspace.rules.rule_selected.connect(self._on_rule_selected)
+        from cauterule_gui.models import promotion_queue_model as pq
+
+        self.queue_badge = install_badge(window.workflows.promotion.view, pq.COL_TRIGGER, pq.RULE_ID_ROLE)
+
+        # New candidate from this failure.
+        self.new_candidate_action = QAction("New &candidate from this failure…", window)
+        self.new_candidate_action.setShortcut(QKeySequence(NEW_CANDIDATE_SHORTCUT))
+        self.new_candidate_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.new_candidate_action.triggered.connect(self.new_candidate)
+        window.addAction(self.new_candidate_action)
+        for view in (window.table_panel.view, evidence.view):
+            view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+            view.addAction(self.new_candidate_action)
+
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(100)
+        self._reload_timer.timeout.connect(self.reload)
+        # The corpus model resets on import, refresh and store switch: recompute then.
+        window.corpus_model.modelReset.connect(self._reload_timer.start)
+        self.reload()
+
+    # -- gate / taint data ------------------------------------------------------------------
+    def reload(self) -> Any:
+        services = self.window.services
+        if services is None:
+            return None
+        store = services.store
+
+        def job(_ctx: JobContext) -> tuple[LoopData, dict[int, str]]:
+            return compute_loop(store)
+
+        handle = self.window.runner.submit(job, name="gate and taint", pool=JobPool.CPU, key="loop:data")
+        handle.result.connect(self._on_data)
+        return handle
+
+    def _on_data(self, value: tuple[LoopData, dict[int, str]]) -> None:
+        data, tainted = value
+        self.data = data
+        self.window.trajectory_model.set_loop_info(data.info)
+        for badge in (self.rule_badge, self.queue_badge):
+            badge.set_tainted(tainted)
+            badge.parent().viewport().update()  # type: ignore[attr-defined]
+        self.gate_panel.show_data(data)
+        self.loop_loaded.emit(data)
+
+    def _show_trajectory_badge(self, pk: int) -> None:
+        info = self.data.info.get(pk) if self.data is not None else None
+        self.trajectory_badge.setVisible(info is not None)
+        if info is None:
+            return
+        text = f"Gate: strict {info.strict.why if info.strict.silenced else 'extract'} · relaxed " \
+               f"{info.relaxed.why if info.relaxed.silenced else 'extract'}"
+        if info.taint.tainted:
+            text = f"⚠ Tainted source: {info.taint.summary()}\n" + text
+        self.trajectory_badge.setText(text)
+        self.trajectory_badge.setStyleSheet("QLabel { background: #fde7c8; color: #5a3600; padding: 3px; }"
+                                            if info.taint.tainted else "")
+
+    def _apply_gate_filter(self, pks: tuple[int, ...] | None) -> None:
+        model = self.window.trajectory_model
+        model.set_filter(replace(model.filter, pks=pks))
+
+    def _open_trajectory(self, pk: int) -> None:
+        self.window.show_trajectory(pk)
+
+    def _on_rule_selected(self, rule: Any) -> None:
+        services = self.window.services
+        self.strip.show_rule(services.store if services else None, rule)
+
+    # -- new candidate ----------------------------------------------------------------------
+    def current_trajectory(self) -> int | None:
+        window = self.window
+        if window.tabs.currentWidget() is window.workspace:
+            outcome = window.workspace.evidence.current_outcome()
+            return outcome.trajectory_pk if outcome is not None else None
+        return window.table_panel.current_pk()
+
+    def new_candidate(self, pk: int | None = None) -> CandidateEditor | None:
+        window, services = self.window, self.window.services
+        pk = pk if isinstance(pk, int) and not isinstance(pk, bool) else self.current_trajectory()
+        if services is None or pk is None:
+            window.statusBar().showMessage("Select a trajectory first (Corpus tab, or a row of the evidence).", 8000)
+            return None
+        detail = services.corpora.get_trajectory(pk)
+        if detail is None:
+            return None
+        editor = CandidateEditor(services, window.runner, detail, window._settings,  # noqa: SLF001 - the window's settings
+                                 window.identity.require, window)
+        editor.saved.connect(self._on_saved)
+        editor.finished.connect(lambda _r: editor.deleteLater())
+        self.editor = editor
+        editor.open()
+        self.editor_opened.emit(editor)
+        return editor
+
+    def _on_saved(self, rule_id: int) -> None:
+        window = self.window
+        window.statusBar().showMessage(f"Candidate rule {rule_id} saved; replaying it…", 8000)
+        window.replay.start(f"new candidate {rule_id}", [rule_id])
+        self._reload_timer.start()
+
+
+def install_loop(window: MainWindow) -> LoopController:
+    return LoopController(window)

@@ -1,0 +1,26 @@
+"""One decision path for every surface (Review tab, Promotion tab, CLI): ``decide``.
+
+``undo_last`` takes back a reviewer's newest decision (and retires the standing rule that
+decision created). No Qt here; the screens only ask the reviewer what a refusal needs.
+"""
+
+from __future__ import annotations
+
+from core.decisions.service import (
+    ACTIONS,
+    AcknowledgementRequired,
+    ApprovalRefused,
+    BrokenNotOpened,
+    DecisionOutcome,
+    DecisionRequest,
+    OverrideRequired,
+    PromotionError,
+    ReasonRequired,
+    decide,
+)
+from core.decisions.undo import undo_last
+
+__all__ = [
+    "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
+    "OverrideRequired", "PromotionError", "ReasonRequired", "decide", "undo_last",
+]

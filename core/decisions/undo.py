@@ -1,0 +1,24 @@
+"""Undo a reviewer's newest decision still in effect (a new audit event, nothing erased)."""
+
+from __future__ import annotations
+
+from core.store.engine import Store
+from core.store.promotion_repo import PromotionRepository
+from core.store.review_repo import Decision, ReviewRepository
+
+
+def undo_last(store: Store, reviewer: str) -> Decision | None:
+    """Undo and return the reviewer's newest live decision (None if there is none).
+
+    Undoing an approval also retires the standing rule that approval created, so the rule
+    store never exports a rule whose approval was taken back.
+    """
+    from core.decisions.service import DecisionRequest, decide
+
+    undone = ReviewRepository(store).undo_last(reviewer)
+    if undone is not None and undone.action == "approve":
+        standing = PromotionRepository(store).active_for_rule(undone.rule_id)
+        if standing is not None and standing.decision_id == undone.id:
+            decide(store, DecisionRequest("retire", reviewer, standing_id=standing.standing_id,
+                                          reason="approval undone", via="review"))
+    return undone

@@ -1,0 +1,44 @@
+"""The Promotion tab under a failed blind agreement gate: the row says "human approval
+required", the approval dialog offers the acknowledgement, and the core refuses without it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.agreement.model import answers_for
+from core.agreement.session import commit_judgement, create_session
+from core.store.agreement_repo import AgreementRepository
+from core.store.promotion_repo import PromotionRepository
+from core.store.review_repo import ReviewRepository
+
+from cauterule_gui.jobs.runner import JobRunner
+from cauterule_gui.models import promotion_queue_model as qm
+from cauterule_gui.panels.promotion_panel import ApprovalInput, ApproveDialog
+from cauterule_gui.services import StoreServices
+from test_promotion_panel import click, demo, demo_template, make_panel, rule_id, select  # noqa: F401
+
+
+def test_the_failed_gate_is_worded_offered_and_acknowledged(
+    qtbot: Any, demo: StoreServices, runner: JobRunner,  # noqa: F811
+) -> None:
+    session = create_session(demo.store, 1, "lead", size=25, seed=3)
+    for item in AgreementRepository(demo.store).items_with_answers(session.id):
+        commit_judgement(demo.store, item.id, "bo",
+                         next(a for a in answers_for(item.kind) if a not in (item.replay_answer, "cant_tell")))
+    panel = make_panel(qtbot, demo, runner)
+    rid = rule_id(demo, "C-05")
+    item = select(panel, rid)
+    wording = qm.cell_text(item, qm.COL_GROUP)
+    assert wording.startswith("human approval required: blind agreement 0.00 [") and wording.endswith("< 0.80")
+    dialog = ApproveDialog(item, "Approve", panel)
+    assert not dialog.acknowledge.isHidden() and wording in dialog.acknowledge.text()
+    dialog.deleteLater()
+    panel.prompts.answers.append(ApprovalInput("both prevented"))  # type: ignore[attr-defined]
+    click(qtbot, panel, "approve")
+    assert "approving needs your acknowledgement" in panel.message.text()
+    assert PromotionRepository(demo.store).active_for_rule(rid) is None
+    panel.prompts.answers.append(ApprovalInput("both prevented", acknowledge_gate=True))  # type: ignore[attr-defined]
+    click(qtbot, panel, "approve")
+    assert PromotionRepository(demo.store).active_for_rule(rid) is not None
+    [event] = [e for e in ReviewRepository(demo.store).audit("rule", rid) if e.action == "approve"]
+    assert event.after["via"] == "promotion" and event.after["acknowledgement"].endswith(wording)
