@@ -1,7 +1,8 @@
 """Composition root: ``cauterule-gui [--store DB] [--screenshot PNG]``.
 
-Builds the application, the job runner, the store services and the window, and wires the
-start-up load: a store without corpora gets the demo corpus imported (off the GUI thread).
+Builds the application, the job runner, the store services and the window. A store without
+corpora stays empty: the welcome page offers to import a corpus or to open the demo store
+(its own file; the demo is never imported into a reviewer's store).
 ``--screenshot`` renders the window once loading has finished, saves it and exits.
 """
 
@@ -16,7 +17,6 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-import cauterule_gui
 from core.store.engine import default_store_path
 
 from cauterule_gui.jobs import JobRunner
@@ -28,10 +28,6 @@ from cauterule_gui.settings import configure_application_names, make_settings
 EXIT_OK = 0
 EXIT_ERROR = 1
 SCREENSHOT_TIMEOUT_MS = 120_000
-
-
-def demo_corpus_path() -> Path:
-    return Path(cauterule_gui.__file__).resolve().parent.parent / "corpora" / "demo"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -73,14 +69,6 @@ def _report_store_error(error: BaseException, path: Path, interactive: bool) -> 
         box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Close)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.exec()
-
-
-def start_initial_load(window: MainWindow, demo: Path) -> bool:
-    """Import the demo corpus into a store that has none. Returns True if a job was started."""
-    services = window.services
-    if services is None or services.corpora.list_corpora() or not demo.is_dir():
-        return False
-    return window.importer.start([demo], show_dialog=False) is not None
 
 
 def _wait_until_idle(runner: JobRunner, timeout_ms: int) -> bool:
@@ -145,8 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = MainWindow(services, runner, settings, open_services)
     try:
         window.review.interactive = interactive
+        window.start.interactive = interactive
         window.show()
-        start_initial_load(window, demo_corpus_path())
         window.replay.load_model()  # in the background: the window is usable meanwhile
         if not interactive:
             if not _wait_until_idle(runner, SCREENSHOT_TIMEOUT_MS):

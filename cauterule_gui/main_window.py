@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 
 from core.store.workspace_repo import WorkspaceScope
 
-from cauterule_gui import review_menu
+from cauterule_gui import review_menu, session_state, theme
 from cauterule_gui import settings as keys
+from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.import_controller import ImportController
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.jobs.replay_job import ReplayProcess
@@ -49,12 +50,15 @@ from cauterule_gui.replay_controller import ReplayController
 from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error
+from cauterule_gui.start_flow import StartFlow
+from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
 from cauterule_gui.workflow_tabs import WorkflowTabs
 
 STORE_FILTER = "Workbench store (*.sqlite *.db);;All files (*)"
 DEFAULT_SIZES = (330, 790, 440)
 LIVE_REFRESH_MS = 250
+DUPLICATES_AFTER_REPLAY_MS = 1500  # well after the post-replay refresh slices
 
 
 class MainWindow(QMainWindow):
@@ -124,10 +128,15 @@ class MainWindow(QMainWindow):
         self._live_refresh.setInterval(LIVE_REFRESH_MS)
         self._live_refresh.timeout.connect(lambda: self._sliced(self.workspace.rules.refresh))
 
-        self.welcome = WelcomePanel(self._store_description(), keys.read_bool(settings, keys.KEY_WELCOME, True), self)
+        self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
         self.tabs.insertTab(0, self.welcome, "Welcome")
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
+        self.start = StartFlow(self)
+        self.bulk = BulkDecisions(self)
+        self.tab_registry = TabRegistry(self, self.tabs)
+        self.tab_registry.set_keys(self.workspace, lambda: [
+            row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
 
         self._build_actions()
         self._connect()
@@ -136,6 +145,8 @@ class MainWindow(QMainWindow):
         self.model_label.setText(self.replay.model_state)
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
+        self.start.describe()
+        self.bulk.refresh_duplicates()
         from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
 
         self.loop = install_loop(self)
@@ -157,6 +168,8 @@ class MainWindow(QMainWindow):
         self.open_store_action = self._action("&Open store…", self.open_store, std.Open, "Open another store")
         self.import_action = self._action("&Import corpus folder…", self.import_folder, "Ctrl+I",
                                           "Import CauterRule trajectories and rules from a folder")
+        self.demo_store_action = self._action("Open &demo store", self.start.open_demo_store,
+                                              tip="The bundled demo corpus in its own store (never mixed into yours)")
         self.quit_action = self._action("&Quit", self.close, std.Quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.find_action = self._action("&Filter trajectories", self.table_panel.focus_filter, std.Find)
@@ -194,6 +207,7 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         file_menu.addAction(self.new_store_action)
         file_menu.addAction(self.open_store_action)
+        file_menu.addAction(self.demo_store_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         for action in (None, self.import_action, *self.workflows.file_actions, None, self.quit_action):
@@ -214,8 +228,14 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.refresh_action)
         view_menu.addAction(self.newlines_action)
         view_menu.addAction(self.history_action)
+        self.theme_actions = [self._action(text, lambda n=name: self.set_theme(n)) for name, text in
+                              (("system", "&System"), ("light", "&Light"), ("dark", "&Dark"))]
+        self._theme_group = self.review_actions.radio_group(self.theme_actions)
+        theme_menu = view_menu.addMenu("&Theme")
+        for action in self.theme_actions:
+            theme_menu.addAction(action)
         view_menu.addSeparator()
-        for action in self.workflows.tab_actions:
+        for action in self.tab_registry.build_actions():
             view_menu.addAction(action)
         bar.addMenu("&Help").addAction(self.help_action)
         ev = self.review_actions.groups
@@ -229,7 +249,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
         self.table_panel.trajectory_selected.connect(self.show_trajectory)
-        for source in (self.importer, self.review, self.replay):
+        for source in (self.importer, self.review, self.replay, self.bulk):
             source.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.importer.import_started.connect(lambda _handle: self._set_store_actions_enabled(False))
         self.importer.import_done.connect(self._on_import_done)
@@ -238,7 +258,11 @@ class MainWindow(QMainWindow):
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)
+        self.replay.model_state_changed.connect(
+            lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
+        self.workflows.remember_semantic_choice(self._settings)
         self.review.decided.connect(lambda *_args: self.workflows.on_decision_or_replay())
+        self.bulk.decided.connect(lambda _result: self.workflows.on_decision_or_replay())
         self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
         hints = QGuiApplication.styleHints()
@@ -255,16 +279,15 @@ class MainWindow(QMainWindow):
     def show_review(self) -> None:
         self.tabs.setCurrentWidget(self.workspace)
 
-    def _store_description(self) -> str:
-        if self.services is None:
-            return "No store is open."
-        corpora = self.services.corpora.list_corpora()
-        count = sum(c.trajectories for c in corpora)
-        return (f"Store {self.services.path}: {count} trajectories in {len(corpora)} corpora. "
-                "Everything stays on this machine.")
-
     def _start_workflow(self, key: str) -> None:
-        if key == "review":
+        if key == "import":
+            self.import_folder()
+        elif key == "demo":
+            self.start.open_demo_store()
+        elif key == "replay":
+            self.replay_everything()
+            self.show_review()
+        elif key == "review":
             if self.services is not None and not self.services.workspace.has_results():
                 self.replay_everything()  # results stream into the Review tab as they finish
             self.show_review()
@@ -278,17 +301,29 @@ class MainWindow(QMainWindow):
         self.workspace.rules.select_rule(rule_id)
 
     def show_shortcuts(self) -> None:
-        groups = [(name, actions) for name, actions in self.review_actions.groups.items()]
-        groups.append(("Window", [self.help_action, self.history_action, self.find_action, self.refresh_action,
-                                  self.newlines_action, self.new_store_action, self.open_store_action,
-                                  self.import_action, self.quit_action]))
-        dialog = ShortcutsDialog(groups, self)
+        """`?` / F1: the keys of the tab in front first, then the window's keys."""
+        current = self.tabs.currentWidget()
+        groups = [("Window", [self.help_action, self.history_action, self.find_action, self.refresh_action,
+                              self.newlines_action, self.new_store_action, self.open_store_action,
+                              self.import_action, self.quit_action, *self.tab_registry.actions])]
+        dialog = ShortcutsDialog(groups, self, rows=self.tab_registry.keys_of(current),
+                                 heading=self.tab_registry.title(current))
         dialog.finished.connect(lambda _r: dialog.deleteLater())
         self.shortcuts_dialog = dialog
         dialog.open()
 
+    def set_theme(self, name: str) -> None:
+        theme.apply_choice(name)
+        self._settings.setValue(keys.KEY_THEME, name)
+        self.theme_actions[theme.THEMES.index(name)].setChecked(True)
+        self._on_colours_changed()
+        # Widgets receive the new palette through events: render the documents again once
+        # they have it (else the viewer keeps light colours on a dark background).
+        QTimer.singleShot(0, self._on_colours_changed)
+
     def refresh(self) -> None:
-        self.welcome.set_store_description(self._store_description())
+        self.start.describe()
+        self.bulk.refresh_duplicates()
         self.corpus_model.refresh()
         self.trajectory_model.refresh()
         self.workspace.rules.refresh_options()
@@ -325,6 +360,7 @@ class MainWindow(QMainWindow):
 
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()
+        QTimer.singleShot(DUPLICATES_AFTER_REPLAY_MS, self.bulk.refresh_duplicates)  # replay made candidates; after the refresh
         self.workflows.on_decision_or_replay()
         self._set_store_actions_enabled(True)
         rules = self.workspace.rules
@@ -353,6 +389,7 @@ class MainWindow(QMainWindow):
         self.refresh()
 
     def _on_colours_changed(self) -> None:
+        self.workflows.colours_changed()
         self.rule_model.colours_changed()
         self.viewer.rerender()
         self.workspace.viewer.rerender()
@@ -400,7 +437,15 @@ class MainWindow(QMainWindow):
 
     def switch_store(self, path: Path) -> bool:
         self.workflows.flush()  # a typed label is saved to the store it was typed in
-        self.runner.wait_for_done(5000)
+        session_state.remember(self, self._settings)  # each store resumes where it was left
+        for _ in range(5):
+            # A finished job's signals are still queued (and a read may start the next read,
+            # e.g. the Label tab's filters then its list): deliver them, so quick reads that
+            # just ended do not count as "work in progress".
+            self.runner.wait_for_done(5000)
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+            if not self.runner.is_busy():
+                break
         if self.runner.is_busy():
             self._warn("Work in progress", "Wait for the running job to finish (or cancel it) first.")
             return False
@@ -416,9 +461,11 @@ class MainWindow(QMainWindow):
         self.workspace.rules.set_repository(services.workspace)
         self.history.refresh(services.replays)
         self._show_store_path()
-        self.welcome.set_store_description(self._store_description())
         self.workflows.store_switched(services)
-        self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
+        self.start.describe()
+        self.bulk.refresh_duplicates()
+        if not session_state.restore(self, self._settings):
+            self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
         if previous is not None:
             previous.close()
         return True
@@ -448,6 +495,8 @@ class MainWindow(QMainWindow):
         state = keys.read_bytes(self._settings, keys.KEY_STATE)
         if state is not None:
             self.restoreState(state)
+        session_state.restore_splitters(self, self._settings)
+        session_state.restore_headers(self, self._settings)
         splitter = keys.read_bytes(self._settings, keys.KEY_SPLITTER)
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -457,7 +506,14 @@ class MainWindow(QMainWindow):
         self.workspace.rules.restore_header_state(keys.read_bytes(self._settings, keys.KEY_RULE_HEADER))
         self.viewer.set_literal_newlines(keys.read_bool(self._settings, keys.KEY_LITERAL_NEWLINES))
         self.workspace.rules.restore_filter_state(keys.read_dict(self._settings, keys.KEY_RULE_FILTER))
+        chosen = str(self._settings.value(keys.KEY_THEME, "system") or "system")
+        if chosen in theme.THEMES:
+            self.theme_actions[theme.THEMES.index(chosen)].setChecked(True)
+            if chosen != theme.choice():
+                theme.apply_choice(chosen)
         has_results = self.services is not None and self.services.workspace.has_results()
+        if session_state.restore(self, self._settings):
+            return  # the tab, rule, evidence row and label the reviewer stopped at
         if keys.read_bool(self._settings, keys.KEY_WELCOME, True):
             self.tabs.setCurrentWidget(self.welcome)
         else:
@@ -474,6 +530,9 @@ class MainWindow(QMainWindow):
         self._settings.setValue(keys.KEY_RULE_HEADER, self.workspace.rules.header_state())
         self._settings.setValue(keys.KEY_LITERAL_NEWLINES, self.viewer.literal_newlines)
         keys.write_dict(self._settings, keys.KEY_RULE_FILTER, self.workspace.rules.filter_state())
+        session_state.remember(self, self._settings)
+        session_state.save_splitters(self, self._settings)
+        session_state.save_headers(self, self._settings)
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

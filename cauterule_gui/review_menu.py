@@ -105,14 +105,19 @@ def install(actions: ReviewActions, window: object) -> None:  # noqa: PLR0915 - 
     replay = w.replay  # type: ignore[attr-defined]
     add = actions.add
 
-    add("Decide", "&Approve", review.approve, "A", single_key=True,
-        tip="Approve the rule and move to the next (refused while broken rows are unopened)")
-    add("Decide", "&Reject…", review.reject, "R", single_key=True, tip="Reject with a reason and move to the next")
-    add("Decide", "&Defer", review.defer, "D", single_key=True, tip="Defer the rule and move to the next")
+    bulk = w.bulk  # type: ignore[attr-defined]  # several rows selected: each rule decided (bulk_decisions.py)
+    add("Decide", "&Approve", lambda: bulk.act("approve", review.approve), "A", single_key=True,
+        tip="Approve the rule (or every selected rule) and move on (refused while broken rows are unopened)")
+    add("Decide", "&Reject…", lambda: bulk.act("reject", review.reject), "R", single_key=True,
+        tip="Reject with a reason (the rule, or every selected rule) and move on")
+    add("Decide", "&Defer", lambda: bulk.act("defer", review.defer), "D", single_key=True,
+        tip="Defer the rule (or every selected rule) and move on")
     add("Decide", "&Undo last decision", review.undo, QKeySequence.StandardKey.Undo,
         tip="Undo your newest decision (recorded as a new audit event)")
     add("Navigate", "&Next rule", lambda: rules.move(1), "J", single_key=True)
     add("Navigate", "&Previous rule", lambda: rules.move(-1), "K", single_key=True)
+    add("Navigate", "Select the rule's &duplicates", bulk.select_group, "G", single_key=True,
+        tip="Select every rule with the same trigger and directive (then A / R / D decide on each)")
     add("Navigate", "&Filter rules", rules.focus_filter, "/", single_key=True)
     add("Navigate", "Back to the rules table", lambda: rules.view.setFocus(), "Esc", guarded=False)
     for number, (bucket, title) in enumerate((("prevented", "Prevented"), ("broken", "Broken"),

@@ -11,9 +11,9 @@ settings file there, so the user's settings are untouched.
 "Semantic unavailable" is a failure here: a packaged app without its model is broken, even
 though the app itself degrades honestly and keeps working lexically.
 
-Bundled files are found from the source tree and from a frozen (PyInstaller) app the same
-way: ``bundle_root()`` is the project root from source and ``sys._MEIPASS`` when frozen, and
-both hold ``corpora/demo`` and ``resources/``.
+Bundled files are found from the source tree, an installed wheel and a frozen (PyInstaller)
+app the same way: ``bundle_root()`` is the project root from source, ``cauterule_gui/bundle``
+in a wheel and ``sys._MEIPASS`` when frozen, and each holds ``corpora/demo`` and ``resources/``.
 """
 
 from __future__ import annotations
@@ -40,9 +40,13 @@ def is_frozen() -> bool:
 
 
 def bundle_root() -> Path:
-    """The project root from source; the unpacked bundle (``sys._MEIPASS``) when frozen."""
+    """The unpacked bundle (``sys._MEIPASS``) when frozen; ``cauterule_gui/bundle`` in an
+    installed wheel (``setup.py`` copies the data there); the project root from source."""
     if is_frozen():
         return Path(sys._MEIPASS)  # type: ignore[attr-defined]
+    installed = Path(__file__).resolve().parent / "bundle"
+    if (installed / "resources").is_dir():
+        return installed
     return Path(__file__).resolve().parent.parent
 
 
@@ -271,7 +275,7 @@ def run_self_test(argv: Sequence[str] | None = None) -> int:
     if QApplication.instance() is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # the self-test never shows a window
     started = time.perf_counter()
-    mode = "frozen" if is_frozen() else "source"
+    mode = "frozen" if is_frozen() else "installed" if bundle_root().name == "bundle" else "source"
     print(f"CauterRule Workbench self-test ({mode}; bundle {bundle_root()})", flush=True)
     report = SelfTestReport()
     workdir = Path(tempfile.mkdtemp(prefix="cauterule-self-test-"))

@@ -46,6 +46,7 @@ KEY_RULE_HEADER = "review/rule_header"
 KEY_RULE_FILTER = "review/filter"
 KEY_TAB = "main_window/tab"
 KEY_WELCOME = "welcome/show_at_start"
+KEY_THEME = "appearance/theme"  # system | light | dark
 
 
 def read_dict(settings: QSettings, group: str) -> dict[str, str]:

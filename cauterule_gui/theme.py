@@ -14,7 +14,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 
+THEMES = ("system", "light", "dark")
+_choice = "system"  # View ▸ Theme; "system" follows the desktop
+
+
+def choice() -> str:
+    return _choice
+
+
 def is_dark(palette: QPalette | None = None) -> bool:
+    if _choice != "system":
+        return _choice == "dark"
     app = QGuiApplication.instance()
     if isinstance(app, QGuiApplication):
         scheme = QGuiApplication.styleHints().colorScheme()
@@ -63,3 +73,50 @@ _DARK = {
 
 def swatch(name: str, palette: QPalette | None = None) -> Swatch | None:
     return (_DARK if is_dark(palette) else _LIGHT).get(name)
+
+
+_system_palette: QPalette | None = None
+_system_style: str | None = None
+
+
+def _dark_palette() -> QPalette:
+    palette = QPalette()
+    colours = {
+        QPalette.ColorRole.Window: "#2b2d31", QPalette.ColorRole.WindowText: "#e8e8ea",
+        QPalette.ColorRole.Base: "#1f2023", QPalette.ColorRole.AlternateBase: "#2a2b2f",
+        QPalette.ColorRole.ToolTipBase: "#2b2d31", QPalette.ColorRole.ToolTipText: "#e8e8ea",
+        QPalette.ColorRole.PlaceholderText: "#9a9ca3", QPalette.ColorRole.Text: "#e8e8ea",
+        QPalette.ColorRole.Button: "#35373c", QPalette.ColorRole.ButtonText: "#e8e8ea",
+        QPalette.ColorRole.BrightText: "#ff8a80", QPalette.ColorRole.Link: "#8ab4f8",
+        QPalette.ColorRole.Highlight: "#3d6fb4", QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.Mid: "#45474d", QPalette.ColorRole.Dark: "#18191b", QPalette.ColorRole.Light: "#4a4c52",
+    }
+    for role, colour in colours.items():
+        palette.setColor(role, QColor(colour))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7c7e85"))
+    return palette
+
+
+def apply_choice(name: str) -> None:
+    """Light / Dark / System for the whole application. Widgets get a PaletteChange event
+    and re-colour themselves (the window re-renders its tables and documents)."""
+    from PySide6.QtWidgets import QApplication, QStyleFactory
+
+    global _choice, _system_palette, _system_style
+    if name not in THEMES:
+        raise ValueError(f"unknown theme {name!r}: expected one of {', '.join(THEMES)}")
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        _choice = name
+        return
+    if _system_palette is None:
+        _system_palette, _system_style = QPalette(app.palette()), app.style().name()
+    _choice = name
+    if name == "system":
+        if _system_style:
+            app.setStyle(QStyleFactory.create(_system_style))
+        app.setPalette(_system_palette)
+        return
+    app.setStyle(QStyleFactory.create("Fusion"))  # the one style that honours a whole palette
+    app.setPalette(_dark_palette() if name == "dark" else app.style().standardPalette())

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
+from cauterule_gui import theme
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement_panel import AgreementPanel
 from cauterule_gui.panels.labelling_panel import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
@@ -22,6 +26,11 @@ from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 STATUS_MS = 8000
+KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
+PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_DECISION: "superseded", pq.COL_STALE: "⚠ stale"}
+PROMOTION_FLEXIBLE = {pq.COL_GROUP: (0.6, 6), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (3.0, 14),
+                      pq.COL_BROKEN: (0.8, 8), pq.COL_AGREEMENT: (0.8, 8), pq.COL_DUPLICATES: (0.6, 6),
+                      pq.COL_CONFLICTS: (0.6, 6)}
 
 
 class MetricsTab(QWidget):
@@ -65,6 +74,7 @@ class WorkflowTabs:
         self._services = services
         self._runner = runner
         self._window = window
+        self._semantic_pending = False
         self.labelling = LabellingPanel(services, runner, identity, window)
         self.agreement = AgreementPanel(services, runner, identity, window)
         self.promotion = PromotionPanel(services, runner, identity, window)
@@ -78,6 +88,9 @@ class WorkflowTabs:
         self.agreement.adjudicated.connect(lambda _pk: self.labelling.reload())
         self.promotion.review_requested.connect(show_rule_in_review)
         tabs.currentChanged.connect(self._on_tab_changed)
+        # The promotion queue's Decision column stays on screen at 1280 px (its panel is H17's).
+        self.promotion_fit = ColumnFit(self.promotion.view, PROMOTION_FIXED, PROMOTION_FLEXIBLE)
+        self.labelling.refresh()  # the Label tab lists its rows at start, not after View ▸ Refresh
 
         self.export_rules_action = QAction("E&xport rule store…", window)
         self.export_rules_action.setStatusTip("Write the standing rules as a CauterRule 0.3.1 rule store folder")
@@ -86,13 +99,6 @@ class WorkflowTabs:
         self.export_work_action.triggered.connect(lambda _c=False: self.agreement.export_dialog())
         self.import_work_action = QAction("Import a reviewer's wor&k…", window)
         self.import_work_action.triggered.connect(lambda _c=False: self.agreement.import_dialog())
-        self.tab_actions = []
-        for index, (title, widget) in enumerate(((("&Label tab"), self.labelling), ("&Agreement tab", self.agreement),
-                                                 ("&Promotion tab", self.promotion), ("&Metrics tab", self.metrics))):
-            action = QAction(title, window)
-            action.setShortcut(QKeySequence(f"Ctrl+{index + 3}"))
-            action.triggered.connect(lambda _c=False, w=widget: tabs.setCurrentWidget(w))
-            self.tab_actions.append(action)
 
     @property
     def file_actions(self) -> list[QAction]:
@@ -106,6 +112,7 @@ class WorkflowTabs:
 
     def _on_tab_changed(self, _index: int) -> None:
         current = self._tabs.currentWidget()
+        self._apply_pending_semantic()
         if current is self.promotion:
             self.promotion.refresh()
         elif current is self.metrics:
@@ -124,6 +131,44 @@ class WorkflowTabs:
         self.metrics.mark_stale()
         if self._tabs.currentWidget() is self.promotion:
             self.promotion.refresh()
+
+    def model_ready(self, settings: QSettings) -> None:
+        """The embedding model loaded: semantic label feedback goes on, unless the reviewer
+        turned it off themselves (that choice is remembered)."""
+        if settings.value(KEY_LABEL_SEMANTIC) is None and not self.labelling.semantic_box.isChecked():
+            # Ticked when the Label tab is in front: scoring loads the model into this process
+            # too (~250 MB), which a session that never labels should not pay for.
+            self._semantic_pending = True
+            self._apply_pending_semantic()
+
+    def _apply_pending_semantic(self) -> None:
+        if self._semantic_pending and self._tabs.currentWidget() is self.labelling:
+            self._semantic_pending = False
+            self.labelling.semantic_box.setChecked(True)
+
+    def remember_semantic_choice(self, settings: QSettings) -> None:
+        box = self.labelling.semantic_box
+        box.clicked.connect(lambda on: settings.setValue(KEY_LABEL_SEMANTIC, bool(on)))
+        chosen = settings.value(KEY_LABEL_SEMANTIC)
+        if chosen is not None:
+            box.setChecked(str(chosen).lower() in ("true", "1"))
+
+    def colours_changed(self) -> None:
+        """Theme switched: the promotion strip (its panel paints it once, with the swatch of
+        its message kind) is re-painted with the same swatch of the new scheme; the Label tab's
+        trajectory is rendered again in the new colours."""
+        self.labelling.viewer.rerender()
+        strip = self.promotion.message
+        background = strip.palette().color(QPalette.ColorRole.Window)
+        for name in ("pass", "fail", "inconclusive", "missed"):
+            if any(table[name].background == background for table in (theme._LIGHT, theme._DARK)):
+                colours = theme.swatch(name)
+                palette = strip.palette()
+                if colours is not None:
+                    palette.setColor(QPalette.ColorRole.Window, colours.background)
+                    palette.setColor(QPalette.ColorRole.WindowText, colours.foreground)
+                    strip.setPalette(palette)
+                return
 
     def flush(self) -> None:
         """Before the window closes or the store changes: no typed label may be lost."""

@@ -5,7 +5,7 @@
     options: --runs N (default 3), --no-model (point the model setting at nothing), --json
 
 Each run starts the app offscreen with an empty HOME. Run 1 uses a fresh store (first run:
-the demo corpus imports in the background); later runs reopen that store (a normal launch).
+the store starts empty: the demo lives in its own store now); later runs reopen that store.
 ``CAUTERULE_STARTUP_PROBE`` makes ``packaging/startup_probe.py`` record the moments; the app
 quits by itself once the model is loaded. Launch is stamped just before the process starts.
 """

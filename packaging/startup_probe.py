@@ -5,7 +5,7 @@ nothing in the app. It wraps ``QApplication.exec`` so that, once the event loop 
 
 - ``window_usable``: the first moment the event loop is idle with the main window visible and
   painted (a zero-timer fires after the start-up events, including the window's first paint).
-  The demo import and the model load may still be running in the background; that is the point.
+  The model load may still be running in the background; that is the point.
 - ``model_ready``: when the window's replay controller reports the embedding model as loaded
   (``semantic matching ready``), or ``null`` if the app does not load the model at start-up.
 - RSS (current and peak) at both moments.

@@ -2,7 +2,8 @@
 token_agree and agreement side by side, one row per corpus.
 
 Rates (token_agree, agreement) carry Wilson 95 % intervals; F1 values are means. A corpus with
-nothing measurable shows "no ground truth" in every metric, never 0; semantic_f1 without an
+nothing measurable shows why in every metric ("no ground truth", "no candidate", "no rule
+expected"), never 0; semantic_f1 without an
 embedding model is "—".
 """
 
@@ -32,9 +33,20 @@ COLUMNS: tuple[tuple[str, str], ...] = (
  COL_EXCLUDED) = range(len(COLUMNS))
 
 
-def rate_text(rate: Rate) -> str:
+def unmeasured_reason(item: CorpusAccuracy) -> str:
+    """Why a corpus has n = 0, in the reviewer's words: labelled trajectories without an
+    extracted candidate are "no candidate" (labelling more will not help; replay / extraction
+    will), not "no ground truth"."""
+    if item.no_candidate:
+        return "no candidate"
+    if item.no_rule_expected and not item.no_ground_truth:
+        return "no rule expected"
+    return NO_TRUTH
+
+
+def rate_text(rate: Rate, reason: str = NO_TRUTH) -> str:
     if rate.value is None:
-        return NO_TRUTH
+        return reason
     if rate.ci is None:
         return f"{rate.value:.2f} ({rate.k}/{rate.n})"
     return f"{rate.value:.2f} [{rate.ci[0]:.2f}–{rate.ci[1]:.2f}] ({rate.k}/{rate.n})"
@@ -53,13 +65,13 @@ class LabelAccuracyModel(RowsTableModel[CorpusAccuracy]):
             return str(acc.n)
         if column in (COL_TOKEN, COL_SEMANTIC, COL_DIRECTIVE):
             if empty:
-                return NO_TRUTH
+                return unmeasured_reason(item)
             value = {COL_TOKEN: acc.token_f1, COL_SEMANTIC: acc.semantic_f1, COL_DIRECTIVE: acc.directive_f1}[column]
             return "—" if value is None else f"{value:.3f}"
         if column == COL_TOKEN_AGREE:
-            return rate_text(acc.token_agree)
+            return rate_text(acc.token_agree, unmeasured_reason(item))
         if column == COL_AGREE:
-            return rate_text(acc.agreement) + ("" if empty or item.agreement_basis == "semantic" else " lexical")
+            return rate_text(acc.agreement, unmeasured_reason(item)) + ("" if empty or item.agreement_basis == "semantic" else " lexical")
         if column == COL_EXCLUDED:
             return f"{item.no_ground_truth} / {item.no_rule_expected} / {item.no_candidate}"
         return ""

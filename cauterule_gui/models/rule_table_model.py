@@ -8,6 +8,7 @@ arriving during a replay do not throw the reviewer off their place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
@@ -64,7 +65,17 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._scope = WorkspaceScope()
         self._reviewer: str | None = None
         self.unreviewed = 0
+        self._duplicates: Mapping[int, tuple[int, ...]] = {}
         self._reload()
+
+    def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
+        """Rules with the same trigger and directive: marked "× n" in the Trigger column."""
+        self._duplicates = groups
+        if self._rows:
+            self.dataChanged.emit(self.index(0, COL_TRIGGER), self.index(len(self._rows) - 1, COL_TRIGGER))
+
+    def duplicates_of(self, rule_id: int) -> tuple[int, ...]:
+        return self._duplicates.get(rule_id, ())
 
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: WorkspaceRepository | None) -> None:
@@ -133,9 +144,13 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             return None
         item = self._rows[index.row()]
         column = index.column()
+        group = self._duplicates.get(item.rule_id, ()) if column == COL_TRIGGER else ()
         if role == Qt.ItemDataRole.DisplayRole:
-            return display(item, column)
+            return f"×{len(group)} " + display(item, column) if group else display(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if group:
+                return plain_tooltip(f"{item.trigger}\n\n× {len(group)} rules say this (same trigger and "
+                                     "directive): press G to select them all, then A / R / D decide on each")
             return _tooltip(item, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -193,10 +208,12 @@ def display(item: WorkspaceRule, column: int) -> str:
         suffix = f" · v{item.version}" if item.latest_version > 1 or item.version > 1 else ""
         if item.version < item.latest_version:
             suffix += f" (v{item.latest_version} not replayed)"
-        return item.origin + suffix
+        # The file's name (what tells rules apart); the folders are in the tooltip.
+        return item.origin.rsplit("/", 1)[-1] + suffix
     if column == COL_RUN:
+        # Short, so every column fits at 1280 px; the profile is in the tooltip and the title.
         live = "" if item.run_status == "complete" else f" ({item.run_status})"
-        return f"#{item.run_id} {item.profile}{live}"
+        return f"#{item.run_id}{live}"
     return ""
 
 
@@ -206,6 +223,8 @@ def _tooltip(item: WorkspaceRule, column: int) -> str | None:
                              else (item.trigger if column == COL_TRIGGER else item.directive))
     if column == COL_STATUS and item.decision_reason:
         return plain_tooltip(f"{display(item, column)} by {item.reviewer}: {item.decision_reason}")
+    if column == COL_RUN:
+        return plain_tooltip(f"run #{item.run_id}, profile {item.profile}, {item.run_status}")
     if column in (COL_PRECISION, COL_RECALL):
         return "Wilson 95 % interval in brackets; — means unmeasured (no denominator), not zero"
     return None

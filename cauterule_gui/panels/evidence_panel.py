@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QTabBar,
     QTableView,
@@ -30,6 +29,8 @@ from core.store.replay_repo import StoredOutcome, StoredResult
 from core.store.workspace_repo import BUCKETS, WorkspaceRule
 
 from cauterule_gui import theme
+from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.models import evidence_table_model as ev
 from cauterule_gui.models.evidence_table_model import OUTCOME_ROLE, EvidenceTableModel
 from cauterule_gui.models.formatting import (
     BUCKET_SYMBOLS,
@@ -139,13 +140,13 @@ class EvidencePanel(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(False)
-        char = self.view.fontMetrics().averageCharWidth()
-        for column, chars in enumerate((28, 11, 9, 6, 10, 14, 12, 12)):
-            header.resizeSection(column, chars * char + 14)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Every column on screen from 1280 px up; ids and corpora elided in the middle (two ids
+        # that share a prefix still read differently), the full text in the tooltip and viewer.
+        self.column_fit = ColumnFit(
+            self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened"},
+            {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_FLOOR: (0.3, 8),
+             ev.COL_MARK: (0.3, 5)})
+        self.column_fit.elide_left(ev.COL_CORPUS)  # …/golden, not cor…den
         self.empty_label = plain_label("", self)
         self.empty_label.setObjectName("evidenceEmpty")
         self.empty_label.setEnabled(False)
@@ -313,6 +314,22 @@ class EvidencePanel(QWidget):
         if target == row:
             return
         self._select(target, deliberate=True)
+
+    def restore_row(self, bucket: str, pk: int) -> bool:
+        """Resume: show that row again without counting it as a new open (it was opened, and
+        recorded, when the reviewer selected it before the restart)."""
+        if bucket not in BUCKETS:
+            return False
+        self.tabs.blockSignals(True)
+        self.tabs.setCurrentIndex(BUCKETS.index(bucket))
+        self.tabs.blockSignals(False)
+        self._load_bucket(bucket)
+        row = self.model.row_of(pk)
+        if row is None:
+            return False
+        self._select(row, deliberate=False)
+        self.bucket_changed.emit(bucket)
+        return True
 
     def current_outcome(self) -> StoredOutcome | None:
         index = self.view.currentIndex()

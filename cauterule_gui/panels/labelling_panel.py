@@ -54,8 +54,10 @@ from cauterule_gui.models import label_data
 from cauterule_gui.models.label_accuracy_model import LabelAccuracyModel
 from cauterule_gui.models.label_feedback_model import LabelFeedbackModel
 from cauterule_gui.models.label_history_model import LabelHistoryModel
-from cauterule_gui.models.label_queue_model import COL_ID, COL_MINE, LabelQueueModel
+from cauterule_gui.models.label_queue_model import COL_ID, COL_LABELS, COL_MINE, LabelQueueModel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
+from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.panels.label_progress import LabelProgress
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -218,6 +220,7 @@ class LabellingPanel(QWidget):
         self.search.textChanged.connect(lambda _t: self._filter_timer.start())
         self.count_label = plain_label("", self)
         self.count_label.setObjectName("labelCount")
+        self.progress = LabelProgress(self.runner, self._store, lambda: self.reviewer, self)
 
     def _build_list(self) -> None:
         self.model = LabelQueueModel(self)
@@ -232,12 +235,9 @@ class LabellingPanel(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        char = self.view.fontMetrics().averageCharWidth()
-        for column, chars in ((COL_ID, 26), (1, 9), (2, 10)):
-            header.resizeSection(column, chars * char + 12)
-        header.setSectionResizeMode(COL_MINE, QHeaderView.ResizeMode.Stretch)
+        # Headers never clipped ("My label"); ids and labels elided in the middle.
+        self.column_fit = ColumnFit(self.view, {1: "python", 2: "✓ success", COL_LABELS: "2 ⚖"},
+                                    {COL_ID: (2.0, 12), COL_MINE: (2.0, 8)})
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
 
     def _build_editor(self) -> None:
@@ -389,6 +389,7 @@ class LabellingPanel(QWidget):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.view, 1)
         ll.addWidget(self.count_label)
+        ll.addWidget(self.progress)
 
         middle = QSplitter(Qt.Orientation.Vertical, self)
         middle.setObjectName("labelMiddleSplitter")
@@ -421,17 +422,18 @@ class LabellingPanel(QWidget):
 
     def _build_keys(self) -> None:
         """Modifier keys only: they act while typing, and no single letter ever does."""
-        def key(sequences: list[str], slot: Callable[[], object], name: str) -> None:
+        def key(sequences: list[str], slot: Callable[[], object], name: str, what: str) -> None:
             for seq in sequences:
                 shortcut = QShortcut(QKeySequence(seq), self)
                 shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
                 shortcut.activated.connect(lambda: slot())
                 shortcut.setObjectName(name)
+                shortcut.setWhatsThis(what)  # the `?` sheet of this tab reads it
 
-        key(["Ctrl+Return", "Ctrl+Enter"], self.save_and_next, "saveAndNext")
-        key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory")
-        key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory")
-        key(["Ctrl+S"], self.save_now, "saveLabel")
+        key(["Ctrl+Return", "Ctrl+Enter"], self.save_and_next, "saveAndNext", "Save the label and go to the next")
+        key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory", "Next trajectory (label saved first)")
+        key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory", "Previous trajectory")
+        key(["Ctrl+S"], self.save_now, "saveLabel", "Save the label now")
         self.export_action = QAction("Export &labels…", self)
         self.export_action.setStatusTip("Write the corpus JSONL with your labels as expected_rule")
         self.export_action.triggered.connect(lambda _c=False: self.export_labels_dialog())
@@ -508,6 +510,7 @@ class LabellingPanel(QWidget):
             handle.error.connect(self._failed("Could not list the trajectories"))
 
     def _on_first_page(self, page: label_data.QueuePage) -> None:
+        self.update_progress()
         keep = self._want_pk if self._want_pk is not None else self._pk
         self.model.reset_rows(page.rows, page.total or 0)
         self._update_count()
@@ -546,6 +549,10 @@ class LabellingPanel(QWidget):
         else:
             self.save_now()
             self._load(pk)
+
+    def current_pk(self) -> int | None:
+        """The trajectory being labelled (resume restores it)."""
+        return self._pk
 
     def move(self, step: int) -> None:
         """Next / previous trajectory; the label is saved first (the DB pool runs jobs in order)."""
@@ -603,6 +610,8 @@ class LabellingPanel(QWidget):
         self._populate(text)
         self.history_model.set_history(context.history)
         self._show_context()
+        if not self.corpus_combo.currentData():
+            self.update_progress()  # "in this corpus": the corpus of this trajectory
         self._set_loading(False)
         self._show_state()
         self.compute_feedback()
@@ -731,6 +740,7 @@ class LabellingPanel(QWidget):
             self._show_state()
         if saved.result.changed:
             self.label_saved.emit(saved.trajectory_pk)
+            self.update_progress()
 
     def _on_save_failed(self, pk: int, previous: LabelText | None, failure: JobFailure) -> None:
         if pk == self._pk:
@@ -770,7 +780,7 @@ class LabellingPanel(QWidget):
         semantic, factory = self.semantic_box.isChecked(), self.embedder_factory
 
         def job(_ctx: JobContext) -> LabelFeedback:
-            embed, note = None, "semantic matching is off (tick Semantic)"
+            embed, note = None, None if semantic else "semantic matching is off (tick Semantic)"
             if semantic and rules:
                 from core.embeddings import EmbeddingUnavailable
 
@@ -834,6 +844,13 @@ class LabellingPanel(QWidget):
             "candidate: the first extracted rule (no complete replay run)"
         ground = f"ground truth: adjudicated, else {self.reviewer or 'the agreed'} label, else imported expected_rule"
         self.accuracy_note.setText("; ".join(x for x in (ground, basis, note) if x))
+
+    def update_progress(self) -> None:
+        """"37 / 95 labelled in this corpus": the filtered corpus, else the open trajectory's."""
+        corpus = self.corpus_combo.currentData()
+        if not corpus and self._context is not None:
+            corpus = self._context.detail.corpus
+        self.progress.update_for(corpus or None)
 
     # -- export --------------------------------------------------------------------------
     def export_corpus(self) -> str | None:

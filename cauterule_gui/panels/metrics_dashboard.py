@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +35,7 @@ from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
 from cauterule_gui.services import StoreServices
 
+ONE_COLUMN_BELOW = 1500  # px of panel width
 LAYOUT = {  # name -> (row, column, column span)
     "pass_rates": (0, 0, 1),
     "extraction": (0, 1, 1),
@@ -78,7 +80,14 @@ class MetricsDashboardPanel(QWidget):
         self._handle: Any = None
 
         self.status = plain_label("Not loaded yet.", self)
-        self.semantic_box = QCheckBox("Semantic comparators (loads the embedding model)", self)
+        self.status.setObjectName("metricsStatus")
+        # The run summary can be a long line (every flagged comparator): it wraps, and it may
+        # never widen the window (it once forced 1,802 px and pushed the Export buttons off).
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status.setMinimumWidth(200)
+        self.semantic_box = QCheckBox("Semantic comparators", self)
+        self.semantic_box.setToolTip("Score the ruler's semantic comparators too (loads the embedding model)")
         self.semantic_box.setChecked(semantic)
         self.refresh_button = QPushButton("Refresh", self)
         self.refresh_button.clicked.connect(self.refresh)
@@ -87,22 +96,19 @@ class MetricsDashboardPanel(QWidget):
         self.export_all_button.setEnabled(False)
         bar = QHBoxLayout()
         bar.addWidget(self.status, 1)
-        bar.addWidget(self.semantic_box)
-        bar.addWidget(self.refresh_button)
-        bar.addWidget(self.export_all_button)
+        for widget in (self.semantic_box, self.refresh_button, self.export_all_button):
+            bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
 
         self.cards: dict[str, FigureCard] = {}
         body = QWidget(self)
-        grid = QGridLayout(body)
+        self._grid = QGridLayout(body)
         for name, (draw, size) in figures.FIGURES.items():
-            card = FigureCard(name, figures.TITLES[name], draw, size, body)
-            row, col, span = LAYOUT[name]
-            grid.addWidget(card, row, col, 1, span)
-            self.cards[name] = card
+            self.cards[name] = FigureCard(name, figures.TITLES[name], draw, size, body)
         from cauterule_gui.loop.cross_session_card import CrossSessionCard  # §9.2 card (H15)
 
         self.cross_session = CrossSessionCard(runner, body, store=services.store)
-        grid.addWidget(self.cross_session, max(r for r, _c, _s in LAYOUT.values()) + 1, 0, 1, 2)
+        self.columns = 0
+        self._arrange(2)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
@@ -110,6 +116,28 @@ class MetricsDashboardPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(scroll, 1)
+
+    # -- layout ---------------------------------------------------------------------------
+    def _arrange(self, columns: int) -> None:
+        """Two figures side by side from ONE_COLUMN_BELOW px up; one per row below that, where
+        side by side the figures' text would overlap (their drawings have a natural size)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for card in (*self.cards.values(), self.cross_session):
+            self._grid.removeWidget(card)
+        for index, (name, card) in enumerate(self.cards.items()):
+            if columns == 2:
+                row, col, span = LAYOUT[name]
+                self._grid.addWidget(card, row, col, 1, span)
+            else:
+                self._grid.addWidget(card, index, 0, 1, 1)
+        last = max(r for r, _c, _s in LAYOUT.values()) + 1 if columns == 2 else len(self.cards)
+        self._grid.addWidget(self.cross_session, last, 0, 1, columns)  # the loop's card (H15) closes the page
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(event)
+        self._arrange(2 if self.width() >= ONE_COLUMN_BELOW else 1)
 
     # -- data -----------------------------------------------------------------------------
     def refresh(self) -> Any:
@@ -152,6 +180,7 @@ class MetricsDashboardPanel(QWidget):
             f"corpus {run['corpus_hash'][:12]}; ruler: semantic {ruler.get('semantic', '—')}, "
             f"{len(flagged)} comparator(s) flagged" + (f": {', '.join(flagged)}" if flagged else "")
         )
+        self.status.setToolTip(self.status.text())
         self.export_all_button.setEnabled(True)
         self.data_loaded.emit(report)
 

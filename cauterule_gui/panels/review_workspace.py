@@ -27,7 +27,7 @@ class ReviewWorkspace(QSplitter):
         self.lower.setChildrenCollapsible(False)
         self.lower.setStretchFactor(0, 1)
         self.lower.setStretchFactor(1, 1)
-        self.lower.setSizes([700, 820])
+        self.lower.setSizes([760, 760])  # the evidence table needs its columns
         self.addWidget(self.rules)
         self.addWidget(self.lower)
         self.setChildrenCollapsible(False)

@@ -26,15 +26,19 @@ from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, Work
 
 from cauterule_gui.models import rule_table_model as cols
 from cauterule_gui.models.rule_table_model import ROW_ROLE, RuleTableModel
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.plain_text import plain_label
 
 FILTER_DEBOUNCE_MS = 250
 STATUS_CHOICES = (("Any status", None), ("Unreviewed", "unreviewed"), ("Approved", "approve"),
                   ("Rejected", "reject"), ("Deferred", "defer"))
-_START_WIDTHS = {cols.COL_TRIGGER: 44, cols.COL_DIRECTIVE: 22, cols.COL_DOMAIN: 9, cols.COL_VERDICT: 13,
-                 cols.COL_REASON: 17, cols.COL_PREVENTED: 5, cols.COL_BROKEN: 6, cols.COL_NEAR: 5,
-                 cols.COL_MISSED: 6, cols.COL_PRECISION: 16, cols.COL_RECALL: 16, cols.COL_STATUS: 12,
-                 cols.COL_REVIEWER: 9, cols.COL_MARK: 11, cols.COL_ORIGIN: 30, cols.COL_RUN: 14}
+# Sample values that size the short columns; the text columns share the rest (weight, floor in chars).
+_FIXED_SAMPLES = {cols.COL_DOMAIN: "python", cols.COL_VERDICT: "? inconclusive", cols.COL_PREVENTED: "123",
+                  cols.COL_BROKEN: "⚠ 12", cols.COL_NEAR: "12", cols.COL_MISSED: "123",
+                  cols.COL_PRECISION: "1.00 [0.86–1.00]", cols.COL_RECALL: "1.00 [0.86–1.00]",
+                  cols.COL_STATUS: "· unreviewed", cols.COL_MARK: "—", cols.COL_RUN: "#12"}
+_FLEXIBLE = {cols.COL_TRIGGER: (5.0, 24), cols.COL_DIRECTIVE: (2.0, 8), cols.COL_ORIGIN: (1.5, 9),
+             cols.COL_REASON: (0.3, 7), cols.COL_REVIEWER: (0.3, 5)}
 
 
 def _combo(name: str, all_text: str, parent: QWidget) -> QComboBox:
@@ -96,16 +100,13 @@ class RuleTablePanel(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setHighlightSections(False)
-        header.setStretchLastSection(True)
-        char = self.view.fontMetrics().averageCharWidth()
-        for column, chars in _START_WIDTHS.items():
-            header.resizeSection(column, chars * char + 14)
+        self.column_fit = ColumnFit(self.view, _FIXED_SAMPLES, _FLEXIBLE)  # elides in the middle
+        self.column_fit.elide_left(cols.COL_ORIGIN)  # a rule file's name is at its end
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
 
@@ -286,8 +287,12 @@ class RuleTablePanel(QWidget):
 
     # -- settings ----------------------------------------------------------------------
     def header_state(self) -> QByteArray:
+        """The reviewer's column widths; empty while the columns still fit themselves."""
+        if not self.column_fit.user_resized:
+            return QByteArray()
         return self.view.horizontalHeader().saveState()
 
     def restore_header_state(self, state: QByteArray | None) -> None:
         if state:
             self.view.horizontalHeader().restoreState(state)
+            self.column_fit.keep_user_widths()

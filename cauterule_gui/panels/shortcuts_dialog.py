@@ -21,13 +21,16 @@ def action_rows(groups: Sequence[tuple[str, Sequence[QAction]]]) -> list[tuple[s
 
 
 class ShortcutsDialog(QDialog):
-    def __init__(self, groups: Sequence[tuple[str, Sequence[QAction]]], parent: QWidget | None = None) -> None:
+    def __init__(self, groups: Sequence[tuple[str, Sequence[QAction]]], parent: QWidget | None = None, *,
+                 rows: Sequence[tuple[str, str, str]] = (), heading: str = "") -> None:
+        """``rows`` (the keys of the tab in front) come first, then the ``groups`` of actions."""
         super().__init__(parent)
         self.setObjectName("shortcutsDialog")
-        self.setWindowTitle("Keyboard shortcuts")
-        self.rows = action_rows(groups)
+        self.setWindowTitle(f"Keyboard shortcuts — {heading}" if heading else "Keyboard shortcuts")
+        self.rows = list(rows) + action_rows(groups)
         note = plain_label(
-            "Single-key shortcuts act only when no text field has focus (Esc leaves a text field). "
+            (f"Keys of the {heading} tab first, then the keys that work everywhere. " if heading else "")
+            + "Single-key shortcuts act only when no text field has focus (Esc leaves a text field). "
             "Review ▸ Single-key shortcuts turns them off.", self,
         )
         note.setWordWrap(True)

@@ -1,4 +1,5 @@
-"""The welcome panel: the three workflows a new reviewer can start on the demo store."""
+"""The welcome page: where to start (import your corpus, or try the demo store), the next
+step for the open store, and the three workflows."""
 
 from __future__ import annotations
 
@@ -20,8 +21,26 @@ WORKFLOWS = (
 )
 
 
+START_ACTIONS = (
+    ("import", "Import a corpus folder…", "Your CauterRule trajectories and candidate rules (JSONL, rule YAML)."),
+    ("demo", "Open the demo store", "A separate store with the bundled demo corpus: try everything without "
+                                    "mixing demo rules into your own store."),
+)
+
+
+def next_step(corpora: int, has_results: bool, unreviewed: int) -> tuple[str, str]:
+    """(action key, sentence) for the open store: what a reviewer does next."""
+    if corpora == 0:
+        return "import", "Next step: import a corpus folder (Ctrl+I), or open the demo store to look around."
+    if not has_results:
+        return "replay", "Next step: replay every rule against the corpus, then review the results (Ctrl+Alt+R)."
+    if unreviewed:
+        return "review", f"Next step: review the {unreviewed} rule{'s' if unreviewed != 1 else ''} nobody has decided yet."
+    return "review", "Every rule has a decision. Next step: promote approved rules, or label ground truth."
+
+
 class WelcomePanel(QWidget):
-    workflow_chosen = Signal(str)  # review | label | agreement
+    workflow_chosen = Signal(str)  # review | label | agreement | import | demo | replay
     show_at_start_changed = Signal(bool)
 
     def __init__(self, store_description: str, show_at_start: bool, parent: QWidget | None = None) -> None:
@@ -38,8 +57,35 @@ class WelcomePanel(QWidget):
         self.store_label = plain_label(store_description, self)
         self.store_label.setWordWrap(True)
         layout.addWidget(self.store_label)
-        layout.addSpacing(18)
+        self.next_row = QHBoxLayout()
+        self.next_label = plain_label("", self)
+        self.next_label.setObjectName("welcomeNextStep")
+        self.next_label.setWordWrap(True)
+        self.next_button = QPushButton("Do it", self)
+        self.next_button.setObjectName("welcomeNextButton")
+        self.next_key = ""
+        self.next_button.clicked.connect(lambda: self.workflow_chosen.emit(self.next_key) if self.next_key else None)
+        self.next_row.addWidget(self.next_label, 1)
+        self.next_row.addWidget(self.next_button)
+        layout.addLayout(self.next_row)
+        layout.addSpacing(12)
         self.buttons: dict[str, QPushButton] = {}
+        start = QHBoxLayout()
+        for key, heading, text in START_ACTIONS:
+            card = QFrame(self)
+            card.setFrameShape(QFrame.Shape.StyledPanel)
+            column = QVBoxLayout(card)
+            button = QPushButton(heading, card)
+            button.setAccessibleName(heading)
+            button.clicked.connect(lambda _c=False, k=key: self.workflow_chosen.emit(k))
+            self.buttons[key] = button
+            description = plain_label(text, card)
+            description.setWordWrap(True)
+            column.addWidget(button)
+            column.addWidget(description)
+            start.addWidget(card, 1)
+        layout.addLayout(start)
+        layout.addSpacing(12)
         for key, heading, text in WORKFLOWS:
             card = QFrame(self)
             card.setFrameShape(QFrame.Shape.StyledPanel)
@@ -62,3 +108,9 @@ class WelcomePanel(QWidget):
 
     def set_store_description(self, text: str) -> None:
         self.store_label.setText(text)
+
+    def set_next_step(self, key: str, text: str) -> None:
+        self.next_key = key
+        self.next_label.setText(text)
+        self.next_button.setText({"import": "Import…", "replay": "Replay everything", "review": "Open Review",
+                                  "demo": "Open the demo store"}.get(key, "Go"))

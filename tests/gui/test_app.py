@@ -21,6 +21,18 @@ def test_screenshot_writes_a_png_of_the_loaded_window(qapp: Any, tmp_path: Path)
     assert QThreadPool.globalInstance().activeThreadCount() == 0
 
 
+def test_first_start_never_imports_the_demo_into_the_store(qapp: Any, tmp_path: Path) -> None:
+    from cauterule_gui.services import open_services
+
+    store = tmp_path / "mine.sqlite"
+    assert app.main(["--store", str(store), "--screenshot", str(tmp_path / "w.png")]) == 0
+    services = open_services(store)
+    try:
+        assert services.corpora.list_corpora() == []
+    finally:
+        services.close()
+
+
 def test_store_too_new_exits_1_with_a_message(qapp: Any, tmp_path: Path, capsys: Any) -> None:
     store = tmp_path / "future.sqlite"
     connection = sqlite3.connect(store)

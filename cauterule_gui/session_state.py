@@ -1,0 +1,178 @@
+"""Resume where you stopped: the tab, the rule, the evidence row and the labelling position.
+
+Saved in QSettings per store (a reviewer switching between two stores resumes each one
+where they left it) when the window closes or the store changes, and applied once the
+store's rows are there. Only ids are stored, never text from the store; an id that no
+longer exists (the store was rebuilt) is simply not restored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QSettings, QTimer
+
+if TYPE_CHECKING:
+    from cauterule_gui.main_window import MainWindow
+
+GROUP = "session"
+
+
+@dataclass(frozen=True)
+class SessionState:
+    tab: str = ""  # the tab's title without '&' (Review, Label, …)
+    rule_id: int | None = None
+    bucket: str = ""
+    evidence_pk: int | None = None
+    label_pk: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.tab and self.rule_id is None and self.label_pk is None
+
+
+def _group(store: Path) -> str:
+    digest = hashlib.sha256(str(store.expanduser().resolve()).encode("utf-8")).hexdigest()[:16]
+    return f"{GROUP}/{digest}"
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def load(settings: QSettings, store: Path) -> SessionState:
+    settings.beginGroup(_group(store))
+    try:
+        return SessionState(tab=str(settings.value("tab") or ""), rule_id=_int(settings.value("rule")),
+                            bucket=str(settings.value("bucket") or ""), evidence_pk=_int(settings.value("evidence")),
+                            label_pk=_int(settings.value("label")))
+    finally:
+        settings.endGroup()
+
+
+def save(settings: QSettings, store: Path, state: SessionState) -> None:
+    settings.beginGroup(_group(store))
+    try:
+        settings.remove("")
+        values = {"tab": state.tab, "rule": state.rule_id, "bucket": state.bucket, "evidence": state.evidence_pk,
+                  "label": state.label_pk}
+        for key, value in values.items():
+            if value not in (None, ""):
+                settings.setValue(key, value)
+    finally:
+        settings.endGroup()
+
+
+def tab_title(window: MainWindow, index: int | None = None) -> str:
+    tabs = window.tabs
+    return tabs.tabText(tabs.currentIndex() if index is None else index).replace("&", "")
+
+
+def capture(window: MainWindow) -> SessionState:
+    outcome = window.workspace.evidence.current_outcome()
+    return SessionState(
+        tab=tab_title(window),
+        rule_id=window.workspace.rules.current_rule_id(),
+        bucket=window.workspace.evidence.bucket if outcome is not None else "",
+        evidence_pk=outcome.trajectory_pk if outcome is not None else None,
+        label_pk=window.workflows.labelling.current_pk(),
+    )
+
+
+def remember(window: MainWindow, settings: QSettings) -> None:
+    if window.services is not None:
+        save(settings, window.services.path, capture(window))
+
+
+def restore(window: MainWindow, settings: QSettings) -> bool:
+    """Apply the saved state of the open store. Returns False when there is none."""
+    if window.services is None:
+        return False
+    state = load(settings, window.services.path)
+    if state.empty:
+        return False
+    if state.rule_id is not None and window.workspace.rules.select_rule(state.rule_id) and state.evidence_pk:
+        # The evidence board fills from the rule selection; pick the row in a later turn.
+        pk, bucket = state.evidence_pk, state.bucket
+        QTimer.singleShot(0, lambda: window.workspace.evidence.restore_row(bucket, pk))
+    if state.label_pk is not None:
+        window.workflows.labelling.select_trajectory(state.label_pk)
+    for index in range(window.tabs.count()):
+        if tab_title(window, index) == state.tab:
+            window.tabs.setCurrentIndex(index)
+            break
+    return True
+
+
+# -- splitters --------------------------------------------------------------------------
+SPLITTER_GROUP = "splitters"
+
+
+def save_splitters(window: MainWindow, settings: QSettings) -> None:
+    """Every named splitter of every tab (the Review ones also have their own keys)."""
+    from PySide6.QtWidgets import QSplitter
+
+    settings.beginGroup(SPLITTER_GROUP)
+    try:
+        for splitter in window.findChildren(QSplitter):
+            if splitter.objectName():
+                settings.setValue(splitter.objectName(), splitter.saveState())
+    finally:
+        settings.endGroup()
+
+
+def restore_splitters(window: MainWindow, settings: QSettings) -> None:
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtWidgets import QSplitter
+
+    settings.beginGroup(SPLITTER_GROUP)
+    try:
+        for splitter in window.findChildren(QSplitter):
+            value = settings.value(splitter.objectName()) if splitter.objectName() else None
+            if isinstance(value, QByteArray) and not value.isEmpty():
+                splitter.restoreState(value)
+    finally:
+        settings.endGroup()
+
+
+# -- column widths the reviewer set -------------------------------------------------------
+HEADER_GROUP = "headers"
+
+
+def save_headers(window: MainWindow, settings: QSettings) -> None:
+    """Tables whose columns fit themselves (``ColumnFit``) keep the widths a reviewer dragged."""
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(HEADER_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            name = fit.view.objectName()
+            if name and name != "ruleTable":  # the rules table has its own key (review/rule_header)
+                if fit.user_resized:
+                    settings.setValue(name, fit.view.horizontalHeader().saveState())
+                else:
+                    settings.remove(name)
+    finally:
+        settings.endGroup()
+
+
+def restore_headers(window: MainWindow, settings: QSettings) -> None:
+    from PySide6.QtCore import QByteArray
+
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(HEADER_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            value = settings.value(fit.view.objectName()) if fit.view.objectName() else None
+            if isinstance(value, QByteArray) and not value.isEmpty():
+                fit.view.horizontalHeader().restoreState(value)
+                fit.keep_user_widths()
+    finally:
+        settings.endGroup()

@@ -1,0 +1,77 @@
+"""Every tab reachable from the keyboard, and the keys of the tab in front.
+
+``Ctrl+1`` … ``Ctrl+9`` select the tabs in their order (built after every tab is added, so a
+tab added later, e.g. a new loop view, gets the next number without touching this module).
+``keys_of(widget)`` lists the keys that act in one tab: the rows a tab registered (the Review
+tab's actions) or, for any other tab, every ``QShortcut`` and every ``QAction`` with a key
+found inside it, so a key added to a panel shows up in the `?` sheet by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+
+Row = tuple[str, str, str]  # area, what it does, keys
+MAX_NUMBERED = 9
+
+
+def _keys(sequences: Sequence[QKeySequence]) -> str:
+    texts = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in sequences if not k.isEmpty()]
+    return "  or  ".join(dict.fromkeys(texts))
+
+
+def _words(name: str) -> str:
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").strip()
+    return spaced[:1].upper() + spaced[1:].lower()
+
+
+def rows_of_actions(area: str, actions: Sequence[QAction]) -> list[Row]:
+    return [(area, a.text().replace("&", ""), _keys(a.shortcuts())) for a in actions if _keys(a.shortcuts())]
+
+
+def rows_inside(area: str, widget: QWidget) -> list[Row]:
+    """Keys found in a panel: its QShortcuts (grouped by what they do) and keyed QActions."""
+    grouped: dict[str, list[QKeySequence]] = {}
+    for shortcut in widget.findChildren(QShortcut):
+        label = shortcut.whatsThis() or _words(shortcut.objectName() or "shortcut")
+        grouped.setdefault(label, []).append(shortcut.key())
+    rows = [(area, label, _keys(keys)) for label, keys in grouped.items() if _keys(keys)]
+    return rows + rows_of_actions(area, [a for a in widget.findChildren(QAction) if not a.shortcut().isEmpty()])
+
+
+class TabRegistry:
+    def __init__(self, window: QMainWindow, tabs: QTabWidget) -> None:
+        self._window = window
+        self._tabs = tabs
+        self._sources: dict[int, Callable[[], list[Row]]] = {}
+        self.actions: list[QAction] = []
+
+    def title(self, widget: QWidget) -> str:
+        return self._tabs.tabText(self._tabs.indexOf(widget)).replace("&", "")
+
+    def set_keys(self, widget: QWidget, source: Callable[[], list[Row]]) -> None:
+        """The rows the `?` sheet shows for this tab (instead of the keys found inside it)."""
+        self._sources[id(widget)] = source
+
+    def keys_of(self, widget: QWidget) -> list[Row]:
+        source = self._sources.get(id(widget))
+        return source() if source is not None else rows_inside(self.title(widget), widget)
+
+    def build_actions(self) -> list[QAction]:
+        """One action per tab, Ctrl+1 … Ctrl+9 in tab order (window-wide, also while typing)."""
+        for action in self.actions:
+            self._window.removeAction(action)
+        self.actions = []
+        for index in range(min(self._tabs.count(), MAX_NUMBERED)):
+            widget = self._tabs.widget(index)
+            action = QAction(f"{self._tabs.tabText(index).replace('&', '')} tab", self._window)
+            action.setObjectName(f"tabAction{index + 1}")
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
+            action.triggered.connect(lambda _c=False, w=widget: self._tabs.setCurrentWidget(w))
+            self._window.addAction(action)
+            self.actions.append(action)
+        return self.actions

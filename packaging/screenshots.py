@@ -1,0 +1,161 @@
+"""Render every tab at 1280×800 and 1920×1080 into docs/screenshots/ (offscreen).
+
+    QT_QPA_PLATFORM=offscreen python packaging/screenshots.py /path/to/shared/corpora/cauterule
+
+A throw-away store (in a temporary folder) gets the corpus imported and replayed (workbench
+profile, semantic on, like ``cauterule-workbench replay --from-expected-rule``); a reviewer
+then approves two rules and defers one with the keyboard, labels two trajectories and
+judges eight items of a blind agreement session, so no tab is shown empty. Each tab is
+grabbed with ``QWidget.grab()``; the user's settings and stores are never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+SIZES = ((1280, 800), (1920, 1080))
+REVIEWER = "dana"
+
+
+def settle(ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def wait(predicate: object, timeout_ms: int = 120_000) -> None:
+    waited = 0
+    while not predicate() and waited < timeout_ms:  # type: ignore[operator]
+        settle(100)
+        waited += 100
+
+
+def build_store(path: Path, corpus: Path) -> None:
+    from core import cli
+    from core.agreement.session import commit_judgement, create_session, next_item
+    from core.store.engine import open_store
+
+    for args in (["import", "--store", str(path), str(corpus)],
+                 ["replay", "--store", str(path), "--from-expected-rule"]):
+        if cli.main(args) != 0:
+            raise SystemExit(f"cauterule-workbench {' '.join(args)} failed")
+    store = open_store(path)
+    try:
+        session = create_session(store, 1, REVIEWER, size=20, seed=7, name="Tuesday sample")
+        for _ in range(8):
+            item = next_item(store, session, REVIEWER)
+            if item is None:
+                break
+            decisive = [c for c in item.choices if c != "cant_tell"]
+            commit_judgement(store, item.item_id, REVIEWER, decisive[0])
+    finally:
+        store.close()
+
+
+def play(window: object) -> None:
+    """Decide, label: what a reviewer has done by mid-morning."""
+    w = window  # MainWindow
+    rules = w.workspace.rules
+    w.activateWindow()
+    rules.view.setFocus()
+    for key in (Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_D):
+        QTest.keyClick(rules.view, key)
+        settle(50)
+    labelling = w.workflows.labelling
+    w.tabs.setCurrentWidget(labelling)
+    for trigger, directive in (("when a multi-step pipeline fails at stage 1", "check the stage's input first"),
+                               ("when an injected instruction asks to ignore the rules", "refuse and report it")):
+        wait(lambda: labelling.current_pk() is not None and not labelling._loading, 20_000)
+        labelling.trigger.setText(trigger)
+        labelling.directive.setText(directive)
+        labelling.save_and_next()
+        settle(300)
+    labelling.flush()
+    w.tabs.setCurrentWidget(w.workspace)
+
+
+def show_rich_review(window: object) -> None:
+    """The Review tab on a rule with broken evidence, its first broken row open."""
+    rules = window.workspace.rules  # type: ignore[attr-defined]
+    for row in range(rules.model.rowCount()):
+        rule = rules.model.rule(row)
+        if rule is not None and rule.broken_n and rule.prevented_n:
+            rules.select_row(row)
+            break
+    settle(200)
+    window.workspace.evidence.set_bucket("prevented", select_first=True)  # type: ignore[attr-defined]
+    settle(300)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args(argv)
+    app = QApplication.instance() or QApplication([])
+    from cauterule_gui.jobs import JobRunner
+    from cauterule_gui.main_window import MainWindow
+    from cauterule_gui.reviewer import KEY_REVIEWER
+    from cauterule_gui.services import open_services
+    from cauterule_gui.settings import KEY_WELCOME, configure_application_names
+
+    configure_application_names()
+    with tempfile.TemporaryDirectory(prefix="cauterule-screens-") as scratch:
+        store = Path(scratch) / "workbench.sqlite"
+        build_store(store, args.corpus)
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        settings.setValue(KEY_WELCOME, True)
+        settings.setValue(KEY_REVIEWER, REVIEWER)
+        runner = JobRunner()
+        window = MainWindow(open_services(store), runner, settings, open_services)
+        window.review.interactive = False
+        window.start.interactive = False
+        window.resize(*SIZES[0])
+        window.show()
+        window.tabs.setCurrentWidget(window.workspace)
+        settle(500)
+        play(window)
+        window.replay.load_model()
+        wait(lambda: "ready" in window.replay.model_state or "unavailable" in window.replay.model_state)
+        args.out.mkdir(parents=True, exist_ok=True)
+        for width, height in SIZES:
+            window.resize(width, height)
+            settle(300)
+            for index in range(window.tabs.count()):
+                window.tabs.setCurrentIndex(index)
+                name = window.tabs.tabText(index).replace("&", "").lower()
+                if window.tabs.currentWidget() is window.workspace:
+                    show_rich_review(window)
+                if window.tabs.currentWidget() is window.splitter and window.table_panel.current_pk() is None:
+                    window.table_panel.select_row(0)  # the viewer with a trajectory, not its placeholder
+                if window.tabs.currentWidget() is window.workflows.metrics:
+                    panel = window.workflows.metrics.panel
+                    wait(lambda: panel.report is not None or "Could not" in panel.status.text())
+                settle(800)
+                wait(lambda: not runner.is_busy(), 60_000)
+                settle(200)
+                target = args.out / f"{name}-{width}x{height}.png"
+                window.grab().save(str(target), "PNG")
+                print(f"screenshot {target}: "
+                      f"window {window.width()}x{window.height()}, minimum width {window.minimumSizeHint().width()}")
+        window.close()
+        runner.shutdown()
+        window.services.close()
+    del app
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""A reviewer's day on the shared corpus, from a fresh home directory, at 1280×800.
+
+Import (File ▸ Import, its result dialog, then "Replay and review"), replay in the helper
+process, review with keys, label, a blind agreement session, promotion, export of the rule
+store, a restart. Asserted on the way: no exception and no error is logged, the window never
+needs more than 1280 px with every tab opened (the Metrics tab once forced 1,802 px), the
+Label tab lists its rows at start, the restart opens where the reviewer stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from cauterule_gui.export_actions import export_rule_store_interactive
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.panels.agreement_panel import TAB_JUDGE
+from cauterule_gui.services import open_services
+from cauterule_gui.settings import KEY_WELCOME, make_settings
+from conftest import preset_reviewer
+
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+WIDTH, HEIGHT = 1280, 800
+
+
+def settle(ms: int = 50) -> None:
+    """Let queued signals arrive without QTest.qWait (which can starve worker threads)."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def open_every_tab_and_measure(qtbot: Any, window: MainWindow) -> int:
+    widest = 0
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        settle()
+        widest = max(widest, window.minimumSizeHint().width(), window.minimumWidth())
+    metrics = window.workflows.metrics.panel
+    qtbot.waitUntil(lambda: metrics.report is not None or "Could not" in metrics.status.text(), timeout=120_000)
+    settle()
+    return max(widest, window.minimumSizeHint().width())
+
+
+def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, tmp_path: Path, runner: JobRunner,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    preset_reviewer("day-reviewer")
+    fresh = make_settings()
+    fresh.setValue(KEY_WELCOME, True)  # a new user's default (the GUI tests' fixture turns it off)
+    fresh.sync()
+    store = tmp_path / "home-store.sqlite"
+    window = MainWindow(open_services(store), runner, make_settings(), open_services)
+    qtbot.addWidget(window)
+    window.replay.set_semantic(False)  # hermetic and quick; semantic replay has its own tests
+    window.resize(WIDTH, HEIGHT)
+    window.show()
+
+    # First start: an empty store, the welcome page says what to do; nothing imported behind our back.
+    assert window.tabs.currentWidget() is window.welcome and window.welcome.next_key == "import"
+
+    # Import: the result dialog, then the offer to replay and open the Review tab.
+    window.importer.start([shared_corpus])
+    qtbot.waitUntil(lambda: window.importer.last_dialog is not None and window.importer.last_dialog.isVisible(),
+                    timeout=60_000)
+    window.importer.last_dialog.accept()
+    qtbot.waitUntil(lambda: window.start.replay_offer is not None and window.start.replay_offer.isVisible(),
+                    timeout=5000)
+    offer = window.start.replay_offer
+    replay_button = next(b for b in offer.buttons() if b.text() == "Replay and review")
+    replay_button.click()
+    assert window.tabs.currentWidget() is window.workspace
+    qtbot.waitUntil(lambda: not window.replay.running and window.services.workspace.has_results()
+                    and not runner.is_busy(), timeout=300_000)
+    settle(300)
+    rules = window.workspace.rules
+    assert rules.model.rowCount() > 10
+
+    # Review with keys: a passing rule with no broken rows, its evidence, approve.
+    window.activateWindow()  # the import dialog and the offer had it
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    rules.view.setFocus()
+    row = next(r for r in range(rules.model.rowCount())
+               if rules.model.rule(r).broken_n == 0 and rules.model.rule(r).verdict == "pass")
+    rules.select_row(row)
+    approved_id = rules.current_rule_id()
+    qtbot.keyClick(rules.view, Qt.Key.Key_1)
+    qtbot.keyClick(rules.view, Qt.Key.Key_BracketRight)
+    qtbot.keyClick(rules.view, Qt.Key.Key_A)
+    assert window.services.reviews.current(approved_id).action == "approve"
+    qtbot.keyClick(rules.view, Qt.Key.Key_K)
+    assert rules.current_rule_id() == approved_id
+
+    # Every tab opened at 1280×800: the window never asks for more than 1280 px.
+    assert open_every_tab_and_measure(qtbot, window) <= WIDTH
+    assert window.width() == WIDTH
+
+    # Label: Ctrl+4, the list is there, a label typed and saved with Ctrl+Enter.
+    window.tab_registry.actions[3].trigger()
+    labelling = window.workflows.labelling
+    assert window.tabs.currentWidget() is labelling
+    qtbot.waitUntil(lambda: labelling.model.rowCount() > 0 and labelling.current_pk() is not None
+                    and not labelling._loading, timeout=20_000)
+    labelled = labelling.current_pk()
+    labelling.trigger.setFocus()
+    qtbot.keyClicks(labelling.trigger, "when git push is rejected as non-fast-forward")
+    qtbot.keyClicks(labelling.directive, "pull with rebase, then push")
+    with qtbot.waitSignal(labelling.label_saved, timeout=20_000):
+        qtbot.keyClick(labelling.directive, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: labelling.current_pk() not in (None, labelled), timeout=20_000)
+
+    # Agreement: a small blind session, two judgements by keys.
+    window.tab_registry.actions[4].trigger()
+    agreement = window.workflows.agreement
+    qtbot.waitUntil(lambda: agreement.run_combo.count() > 0, timeout=20_000)
+    created: list[Any] = []
+    agreement.session_created.connect(created.append)
+    agreement.size_spin.setValue(6)
+    agreement.create_session()
+    qtbot.waitUntil(lambda: bool(created), timeout=20_000)
+    for _ in range(2):
+        qtbot.waitUntil(lambda: agreement.tabs.currentIndex() == TAB_JUDGE and agreement.current is not None
+                        and agreement.reveal is None and bool(agreement._answer_buttons), timeout=20_000)
+        qtbot.keyClick(agreement.judge_page, "0")  # can't tell
+        qtbot.waitUntil(lambda: agreement.reveal is not None, timeout=20_000)
+        qtbot.keyClick(agreement.judge_page, Qt.Key.Key_Return)
+
+    # Promotion: the rule approved in Review is standing; the queue shows it.
+    window.tab_registry.actions[5].trigger()
+    promotion = window.workflows.promotion
+    qtbot.waitUntil(lambda: not promotion.busy and promotion.select_rule(approved_id), timeout=30_000)
+
+    # Export the standing rules as a CauterRule rule store.
+    out = tmp_path / "exported-rules"
+    handle = export_rule_store_interactive(window, window.services, runner, choose_folder=lambda _p: out)
+    assert handle is not None
+    qtbot.waitUntil(lambda: (out / "index.yaml").is_file() and not runner.is_busy(), timeout=30_000)
+
+    # Stop on the Review tab at the approved rule; restart.
+    window.tab_registry.actions[1].trigger()
+    rules.select_rule(approved_id)
+    window.close()
+    window.services.close()
+    again = MainWindow(open_services(store), runner, make_settings(), open_services)
+    qtbot.addWidget(again)
+    again.resize(WIDTH, HEIGHT)
+    again.show()
+    try:
+        assert again.tabs.currentWidget() is again.workspace
+        assert again.workspace.rules.current_rule_id() == approved_id
+        # The Label tab lists its rows at start (no View ▸ Refresh).
+        qtbot.waitUntil(lambda: again.workflows.labelling.model.rowCount() > 0, timeout=20_000)
+        qtbot.waitUntil(lambda: not runner.is_busy(), timeout=20_000)
+    finally:
+        again.workflows.labelling.flush()
+        again.close()
+        again.services.close()
+    for dialog in QApplication.topLevelWidgets():
+        if dialog.isVisible():
+            dialog.close()
+    problems = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not problems, [r.getMessage() for r in problems]
