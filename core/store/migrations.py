@@ -255,8 +255,9 @@ _REVIEW = Migration(
 # Steps owned by other modules; imported here so the order lives in one place.
 from core.store.migrations_labels import LABELS  # noqa: E402
 from core.store.migrations_promotion import PROMOTION  # noqa: E402
+from core.store.migrations_reliability import RELIABILITY  # noqa: E402
 
-MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION)
+MIGRATIONS: tuple[Migration, ...] = (_FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION, RELIABILITY)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
