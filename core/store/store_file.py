@@ -67,13 +67,15 @@ def inspect_store_file(path: Path) -> tuple[int, int]:
         raise NotAStoreError(f"{path} is not a Workbench store (not a SQLite database); nothing was changed")
     if len(header) < 100:
         raise StoreCorruptError(f"{path} is a truncated SQLite database; nothing was changed")
+    # Before SQLite reads it: a WAL database on a read-only mount cannot even be read
+    # without its -shm file, and "unable to open" must not be mistaken for damage.
+    _check_writable(path)
     application_id, user_version, tables = _read_schema(path)
     if application_id != APPLICATION_ID and not _is_unmarked_store(application_id, user_version, tables):
         what = "an empty SQLite database with settings" if not tables else "another application's SQLite database"
         raise NotAStoreError(
             f"{path} is {what}, not a Workbench store; it was not opened and nothing was changed"
         )
-    _check_writable(path)
     return application_id, user_version
 
 
@@ -104,7 +106,7 @@ def _read_schema(path: Path) -> tuple[int, int, set[str]]:
             from core.store.engine import StoreLockedError
 
             raise StoreLockedError(f"{path} is locked by another process") from error
-        raise StoreCorruptError(f"{path} is a damaged SQLite database ({error}); nothing was changed") from error
+        raise StoreCorruptError(f"{path} cannot be read as a SQLite database ({error}); nothing was changed") from error
     except sqlite3.DatabaseError as error:
         raise StoreCorruptError(f"{path} is a damaged SQLite database ({error}); nothing was changed") from error
     finally:

@@ -1,0 +1,33 @@
+"""Untrusted text made safe to show: on a terminal, and with its direction controls visible.
+
+Corpus folder names, file names, ids and record fields come from whoever wrote the corpus.
+Printed raw, an ESC sequence in a folder name can recolour, retitle or rewrite the user's
+terminal; a right-to-left override (U+202E) makes ``exe.txt`` read as ``txt.exe``. So text
+from a corpus goes through :func:`terminal_safe` before any print, and bidi controls are
+shown as visible ``<U+202E>`` marks (here and in the GUI) instead of being applied.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Explicit direction embeddings, overrides, isolates and marks (Unicode bidi controls).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+_BIDI_RE = re.compile("[" + "".join(sorted(BIDI_CONTROLS)) + "]")
+# Every C0/C1 control character but tab and newline: ESC starts terminal escape sequences,
+# CR rewrites the line, BS erases; with ESC shown as text, "[31m" after it is harmless text.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def show_bidi(text: str) -> str:
+    """Replace every bidi control with a visible ``<U+XXXX>`` mark."""
+    return _BIDI_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+def terminal_safe(text: str, keep_newlines: bool = False) -> str:
+    """Text a terminal prints literally: control characters (ESC, CR, BS, ...) shown as
+    ``\\xNN`` so nothing is applied or vanishes, bidi controls visible. Newlines become
+    ``\\n`` unless ``keep_newlines`` (a one-line message must stay one line)."""
+    if not keep_newlines:
+        text = text.replace("\r\n", "\\n").replace("\n", "\\n")
+    return show_bidi(_CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
