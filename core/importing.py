@@ -4,6 +4,12 @@ Records are keyed by corpus + file + line, never by trajectory id alone (ids rep
 and even within folders). A file whose bytes did not change is skipped; a changed file is
 reconciled record by record, so only what changed is written. Bad records are reported
 (file, line, field, reason) in a stored import report and never stop their neighbours.
+
+Why a file's new hash is committed in the same transaction as its records: the hash is
+what makes the next import skip the file, so a hash stored ahead of its records (a kill,
+a crash, a bad record in between) would lose those records for good. Until then the file
+carries a ``pending:`` hash that matches no content. Only regular files are read, up to a
+size limit; links to nowhere, FIFOs and devices are reported and skipped.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, read_regular_file
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
@@ -27,6 +34,7 @@ from core.store.import_repo import ImportReportRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 ProgressCallback = Callable[[int, int, str], None]
+PENDING = "pending:"
 
 
 class ImportCancelled(Exception):
@@ -58,8 +66,13 @@ def import_paths(
     paths: Sequence[Path],
     progress: ProgressCallback | None = None,
     cancel: Any = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> ImportSummary:
-    """Import every corpus file under ``paths`` (folders walked recursively)."""
+    """Import every corpus file under ``paths`` (folders walked recursively).
+
+    Files bigger than ``max_file_bytes`` and anything that is not a regular file are
+    reported as issues and skipped.
+    """
     corpora = CorpusRepository(store)
     rules = RuleRepository(store)
     reports = ImportReportRepository(store)
@@ -82,7 +95,11 @@ def import_paths(
     # Pass 1: read trajectory files, so each corpus's role can be decided from all its records.
     read: list[_ReadFile] = []
     for source in trajectory_files:
-        data = source.abs_path.read_bytes()
+        loaded = read_regular_file(source.abs_path, max_file_bytes)
+        if loaded.data is None:
+            all_issues.append(ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem)))
+            continue
+        data = loaded.data
         result = read_trajectory_bytes(data, source.rel_path)
         issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
         read.append(_ReadFile(source, data, list(result.records), issues))
@@ -104,7 +121,7 @@ def import_paths(
 
     for source in rule_files:
         _check_cancel(cancel)
-        issues, note = _import_rule_file(corpora, rules, counts, source)
+        issues, note = _import_rule_file(corpora, rules, counts, source, max_file_bytes)
         if issues:
             counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
@@ -180,10 +197,10 @@ def _import_trajectory_file(corpora: CorpusRepository, counts: _Counts, item: _R
     if corpora.file_hash(corpus_id, source.rel_path) == file_hash:
         counts.unchanged += len(item.records)
         return
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", file_hash, len(item.data))
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", PENDING + file_hash, len(item.data))
     stored = corpora.records_of_file(file_id)
     inserts, updates, removals, unchanged = _reconcile(stored, [_record_values(corpus_id, r) for r in item.records])
-    corpora.apply_file_changes(file_id, inserts, updates, removals)
+    corpora.apply_file_changes(file_id, inserts, updates, removals, content_hash=file_hash)
     counts.imported += len(inserts)
     counts.updated += len(updates)
     counts.removed += len(removals)
@@ -235,9 +252,13 @@ def _reconcile(
 
 
 def _import_rule_file(
-    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile
+    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[ImportIssue], str | None]:
-    data = source.abs_path.read_bytes()
+    loaded = read_regular_file(source.abs_path, max_file_bytes)
+    if loaded.data is None:
+        return [ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem))], None
+    data = loaded.data
     result = read_rule_bytes(data, source.rel_path)
     issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
     if result.rule is None:
@@ -250,7 +271,9 @@ def _import_rule_file(
     corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
     if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
         return issues, None
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", sha256_bytes(data), len(data))
+    # The rule and the file row are written by two repositories; the pending hash makes a
+    # kill between them cost only a re-read next time, never a skipped rule.
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", PENDING + sha256_bytes(data), len(data))
     rule: RuleRecord = result.rule
     source_pk, domain = (None, None)
     if rule.source_trajectory:
@@ -275,6 +298,7 @@ def _import_rule_file(
             data_json=json.dumps(rule.data, ensure_ascii=False, default=str),
         )
     )
+    corpora.set_file_hash(file_id, sha256_bytes(data))
     if state == "imported":
         counts.rules_imported += 1
     return issues, None

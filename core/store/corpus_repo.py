@@ -117,6 +117,12 @@ class CorpusRepository:
             assert row.id is not None
             return row.id
 
+    def set_file_hash(self, file_id: int, content_hash: str) -> None:
+        with self._store.session() as session:
+            session.execute(
+                update(SourceFileRow).where(col(SourceFileRow.id) == file_id).values(content_hash=content_hash)
+            )
+
     def file_id(self, corpus_id: int, path: str) -> int | None:
         with self._store.session() as session:
             row = session.exec(
@@ -140,9 +146,18 @@ class CorpusRepository:
         inserts: Sequence[dict[str, Any]],
         updates: Sequence[tuple[int, dict[str, Any]]],
         removals: Iterable[int],
+        content_hash: str | None = None,
     ) -> None:
-        """Reconcile one file in a single transaction, so a file is never half-imported."""
+        """Reconcile one file in a single transaction, so a file is never half-imported.
+
+        ``content_hash`` is the file's new hash, committed with its records: a file whose
+        hash is stored is a file whose records are stored (see ``core.importing``).
+        """
         with self._store.session() as session:
+            if content_hash is not None:
+                session.execute(
+                    update(SourceFileRow).where(col(SourceFileRow.id) == file_id).values(content_hash=content_hash)
+                )
             removal_ids = list(removals)
             if removal_ids:
                 # Free the (file, line) slots first: updated records may move onto them.
