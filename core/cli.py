@@ -148,16 +148,18 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
     from core.reporting import build_report, report_markdown, write_report
 
+    from core.metrics.ruler.model import MissingFloorError
+
     if args.out is not None:
         try:
             print(write_report(store, args.run, args.out, semantic=args.report_semantic))
-        except LookupError as error:
+        except (LookupError, MissingFloorError) as error:
             print(f"error: {error}", file=sys.stderr)
             return EXIT_ERROR
         return EXIT_OK
     try:
         report = build_report(store, args.run)
-    except LookupError as error:
+    except (LookupError, MissingFloorError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.md:
@@ -258,9 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _os_error(error: OSError) -> str:
-    """One line for a failed file operation: what, where, why (no traceback)."""
-    where = f" {error.filename}" if error.filename else ""
-    return f"could not write or read{where}: {error.strerror or error}"
+    """One line for a failed file operation: where and why (no traceback). Exports are
+    staged and swapped in whole, so a failed one leaves the previous export as it was."""
+    where = f"{error.filename}: " if error.filename else ""
+    return f"{where}{error.strerror or error} (a previous export there, if any, is unchanged)"
 
 
 if __name__ == "__main__":

@@ -251,7 +251,12 @@ def displayed_metrics(report: dict[str, Any]) -> list[MetricWithFloor]:
     out.append(displayed("human_vs_replay.kappa", "Cohen's kappa", kappa["value"], _floor(hvr["floors"]["kappa"]),
                          n=kappa["n"], ci=_ci(kappa), denominator="committed, decisive judgements in blind sessions"))
     for m in (report.get("ruler") or {}).get("metrics", []):
-        out.append(displayed(f"ruler.{m['metric']}", f"{m['label']} on correct rows", m["value"], _floor(m["floor"]),
+        floor, value, label = _floor(m["floor"]), m["value"], f"{m['label']} on correct rows"
+        if value is not None and floor is not None and floor.value is None:
+            # A tiny store has too few rows to measure the shuffled floor: withhold the
+            # number (a value is never shown without its floor), not the whole report.
+            value, label = None, f"{label} (withheld: its floor cannot be measured on {m['n_rows']} rows)"
+        out.append(displayed(f"ruler.{m['metric']}", label, value, floor,
                              n=m["n_rows"], denominator="ruler rows built from the store"))
     return out
 
@@ -442,7 +447,6 @@ def write_report(
     from core.metrics.ruler.suite import check_ruler
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     run = _run(store, run_id)
     suite = None
     if ruler:
@@ -453,8 +457,12 @@ def write_report(
             embed, note = make_embedder(store)
         suite = check_ruler(store, run.id, embed=embed, semantic_note=note, seed=seed)
     report = build_report(store, run.id, ruler=suite, seed=seed)
-    report["figures"] = figures.write_all(report, out_dir)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    path = out_dir / "report.md"
-    path.write_text(report_markdown(report), encoding="utf-8")
-    return path
+    from core.export.atomic import staged_folder
+
+    # All files of a report are swapped in together (core.export.atomic): a full disk or a
+    # kill halfway leaves the previous report and figures whole, never a mix.
+    with staged_folder(out_dir, clone="copy") as staging:
+        report["figures"] = figures.write_all(report, staging)
+        (staging / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        (staging / "report.md").write_text(report_markdown(report), encoding="utf-8")
+    return out_dir / "report.md"
