@@ -15,13 +15,14 @@ size limit; links to nowhere, FIFOs and devices are reported and skipped.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, read_regular_file
+from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
@@ -81,13 +82,19 @@ def import_paths(
     files: list[CorpusFile] = []
     notes: list[str] = []
     for path in paths:
-        if not path.exists():
-            notes.append(f"{path}: no such file or folder")
+        if not os.path.lexists(path):
+            notes.append(f"{escape_surrogates(str(path))}: no such file or folder")
             continue
         files.extend(walk_import_root(path))
 
     counts: dict[str, _Counts] = defaultdict(_Counts)
     all_issues: list[ImportIssue] = []
+    # A file or folder name that is not valid UTF-8 arrives as surrogate escapes: it can be
+    # neither stored nor shown, so the file is reported (name escaped) and skipped.
+    for bad in [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is not None]:
+        all_issues.append(ImportIssue(escape_surrogates(bad.corpus_name), escape_surrogates(bad.rel_path), None, None,
+                                      "file or folder name is not valid UTF-8; skipped (rename it to import it)"))
+    files = [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is None]
     trajectory_files = [f for f in files if f.kind == "trajectories"]
     rule_files = [f for f in files if f.kind == "rule_yaml"]
     total = len(trajectory_files) + len(rule_files)

@@ -166,3 +166,15 @@ def test_special_files_are_reported_and_skipped_without_hanging(tmp_path: Path, 
     assert "a device" in reasons["failures/zero.jsonl"]
     assert "limit" in reasons["failures/big.jsonl"]
     assert _ids(store) == ["T-1"]
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_escaped(tmp_path: Path, store: Store) -> None:
+    folder = tmp_path / "root" / "failures"
+    folder.mkdir(parents=True)
+    (folder / "good.jsonl").write_text(_record("T-1") + "\n")
+    with open(os.path.join(os.fsencode(folder), b"bad\xff.jsonl"), "wb") as handle:
+        handle.write((_record("T-2") + "\n").encode())
+    summary = import_paths(store, [tmp_path / "root"])
+    assert [(i.file, i.line) for i in summary.issues] == [("failures/bad\\udcff.jsonl", None)]
+    assert "not valid UTF-8" in summary.issues[0].reason
+    assert _ids(store) == ["T-1"]

@@ -171,3 +171,68 @@ def import_kill_drill(store: Path, corpus_root: Path, kills: int, n: int = 600, 
             result.problems.append(f"kill {i}: {tasks}/{n} records of {variant}, {total} in all, "
                                    f"integrity {ok}, re-import rc {again.returncode} {err.decode()[-200:]}")
     return result
+
+
+@dataclass
+class WriterBesideReplays:
+    actions: int = 0
+    stored: int = 0
+    errors: int = 0
+    replays: int = 0
+    replay_failures: int = 0
+    left_running: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+
+def writer_beside_replays(store: Path, actions: int, replays: int) -> WriterBesideReplays:
+    """One writer process saving ``actions`` reviewer actions while ``replays`` replay
+    processes run on the same store; every action stored, every run closed."""
+    import sqlite3
+
+    worker = Path(__file__).resolve().parent / "writer_worker.py"
+    result = WriterBesideReplays(actions=actions, replays=replays)
+    before = _count_actions(store)
+    started = time.perf_counter()
+    replay_procs = [cli(["replay", "--no-semantic", "--from-expected-rule"], store) for _ in range(replays)]
+    writer = subprocess.Popen([sys.executable, str(worker), str(store), "drill-writer", str(actions)],
+                              stdout=subprocess.PIPE, env=env())
+    out, _ = writer.communicate(timeout=3600)
+    report = json.loads(out.decode().strip().splitlines()[-1])
+    result.errors = int(report["errors"])
+    if report["first_error"]:
+        result.problems.append(str(report["first_error"])[:300])
+    for proc in replay_procs:
+        _, err = proc.communicate(timeout=3600)
+        if proc.returncode != 0:
+            result.replay_failures += 1
+            result.problems.append(err.decode().strip()[-300:])
+    result.seconds = time.perf_counter() - started
+    result.stored = _count_actions(store) - before
+    connection = sqlite3.connect(store)
+    result.left_running = connection.execute("SELECT count(*) FROM replay_run WHERE status = 'running'").fetchone()[0]
+    connection.close()
+    return result
+
+
+def two_writers(store: Path, actions: int) -> tuple[int, int, list[str]]:
+    """Two writer processes × ``actions``: (stored, errors, first errors)."""
+    worker = Path(__file__).resolve().parent / "writer_worker.py"
+    before = _count_actions(store)
+    procs = [subprocess.Popen([sys.executable, str(worker), str(store), name, str(actions)],
+                              stdout=subprocess.PIPE, env=env()) for name in ("drill-ana", "drill-bo")]
+    reports = [json.loads(p.communicate(timeout=3600)[0].decode().strip().splitlines()[-1]) for p in procs]
+    errors = sum(int(r["errors"]) for r in reports)
+    return _count_actions(store) - before, errors, [str(r["first_error"])[:300] for r in reports if r["first_error"]]
+
+
+def _count_actions(store: Path) -> int:
+    import sqlite3
+
+    connection = sqlite3.connect(store)
+    try:
+        labels = connection.execute("SELECT count(*) FROM label_history").fetchone()[0]
+        decisions = connection.execute("SELECT count(*) FROM decision").fetchone()[0]
+        return int(labels) + int(decisions)
+    finally:
+        connection.close()
