@@ -28,7 +28,7 @@ EXPORT_KINDS: dict[str, Callable[[Path], list[str]]] = {
     "report --out": lambda out: ["report", "--out", str(out), "--no-semantic"],
     "team-export": lambda out: ["team-export", "--reviewer", "ana", "--out", str(out / "team.json")],
 }
-_VOLATILE_SVG = re.compile(rb"<dc:date>[^<]*</dc:date>|(?:url\(#|id=\")[a-z][0-9a-f]{8,}")
+_VOLATILE_SVG = re.compile(rb"<dc:date>[^<]*</dc:date>|(?:#|id=\")[a-z][0-9a-f]{8,}")
 
 
 def env() -> dict[str, str]:
