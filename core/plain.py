@@ -21,7 +21,24 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def show_bidi(text: str) -> str:
     """Replace every bidi control with a visible ``<U+XXXX>`` mark."""
+    # str.find per control is a fast scan; the regex is only run when one is present (a
+    # 10 MB field costs milliseconds, not the regex's hundreds).
+    if not any(control in text for control in BIDI_CONTROLS):
+        return text
     return _BIDI_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark, and escaping all
+# of them leaves no link, image, heading, emphasis, table cell, HTML tag or entity to form.
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as literal Markdown inline text: every punctuation character escaped, line
+    breaks and other control characters shown as ``\\xNN`` (a newline could otherwise start
+    a heading or end a table row), bidi controls visible."""
+    text = _MD_PUNCTUATION.sub(r"\\\1", show_bidi(text))
+    return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", "\\x0a").replace("\t", "\\x09"))
 
 
 def terminal_safe(text: str, keep_newlines: bool = False) -> str:
