@@ -282,12 +282,13 @@ def _import_rule_file(
     # kill between them cost only a re-read next time, never a skipped rule.
     file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", PENDING + sha256_bytes(data), len(data))
     rule: RuleRecord = result.rule
+    origin, note = _rule_origin(rules, source, corpus_id)
     source_pk, domain = (None, None)
     if rule.source_trajectory:
         source_pk, domain = rules.resolve_trajectory(rule.source_trajectory, corpus_id)
     _rule_id, state = rules.upsert(
         NewRule(
-            origin=source.rel_path,
+            origin=origin,
             kind=rule.kind,
             text=RuleText(
                 trigger=rule.trigger, directive=rule.directive, context=tuple(rule.context),
@@ -308,4 +309,20 @@ def _import_rule_file(
     corpora.set_file_hash(file_id, sha256_bytes(data))
     if state == "imported":
         counts.rules_imported += 1
-    return issues, None
+    return issues, note
+
+
+def _rule_origin(rules: RuleRepository, source: CorpusFile, corpus_id: int) -> tuple[str, str | None]:
+    """A rule's identity: its path, qualified by its corpus when another corpus already
+    holds a rule at that path (two import roots each with ``R-1.yaml`` are two rules, not
+    two versions of one). Stores made before keep their plain origins; nothing is renamed."""
+    owner = rules.origin_owner(source.rel_path)
+    if owner is None or owner[0] == corpus_id:
+        return source.rel_path, None
+    qualified = f"{source.corpus_name}:{source.rel_path}"
+    if rules.origin_owner(qualified) is not None:
+        return qualified, None  # reported when it was first imported
+    return qualified, (
+        f"{source.corpus_name}/{source.rel_path}: corpus {owner[1] or '?'} already has a rule at "
+        f"{source.rel_path}; kept as a separate rule, {qualified!r}"
+    )

@@ -81,6 +81,16 @@ class RuleRepository:
                 _add_version(session, row.id, rule.text, author, note=f"{state} from {rule.origin}")
             return row.id, state
 
+    def origin_owner(self, origin: str) -> tuple[int | None, str | None] | None:
+        """(corpus id, corpus name) of the rule with this origin, or None if there is none."""
+        with self._store.read_session() as session:
+            row = session.execute(
+                select(RuleRow.corpus_id, CorpusRow.name)
+                .outerjoin(CorpusRow, col(CorpusRow.id) == col(RuleRow.corpus_id))
+                .where(RuleRow.origin == origin)
+            ).first()
+            return None if row is None else (row[0], row[1])
+
     def add_version(self, rule_id: int, text: RuleText, author: str, note: str | None = None) -> RuleVersionInfo:
         with self._store.session() as session:
             version = _add_version(session, rule_id, text, author, note)

@@ -178,3 +178,22 @@ def test_a_file_name_that_is_not_utf8_is_reported_escaped(tmp_path: Path, store:
     assert [(i.file, i.line) for i in summary.issues] == [("failures/bad\\udcff.jsonl", None)]
     assert "not valid UTF-8" in summary.issues[0].reason
     assert _ids(store) == ["T-1"]
+
+
+def test_rules_at_the_same_path_under_two_roots_stay_two_rules(tmp_path: Path, store: Store) -> None:
+    for team in ("teamA", "teamB"):
+        (tmp_path / team).mkdir()
+        (tmp_path / team / "R-1.yaml").write_text(RULE.format(n=1).replace("rejected 1", f"rejected by {team}"))
+    first = import_paths(store, [tmp_path / "teamA"])
+    second = import_paths(store, [tmp_path / "teamB"])
+    assert first.rules_imported == 1 and second.rules_imported == 1
+    assert any("corpus teamA already has a rule at R-1.yaml" in n for n in second.notes)
+    again = import_paths(store, [tmp_path / "teamB"])
+    assert again.rules_imported == 0 and not again.notes
+    connection = sqlite3.connect(store.path)
+    rows = connection.execute(
+        "SELECT r.origin, c.name, (SELECT count(*) FROM rule_version v WHERE v.rule_id = r.id) "
+        "FROM rule r JOIN corpus c ON c.id = r.corpus_id ORDER BY r.id"
+    ).fetchall()
+    connection.close()
+    assert rows == [("R-1.yaml", "teamA", 1), ("teamB:R-1.yaml", "teamB", 1)]
