@@ -60,17 +60,17 @@ class CorpusRepository:
 
     def corpus_ids(self) -> dict[str, int]:
         """Name -> id for every corpus (one cheap query; no counts)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return {str(name): int(cid) for cid, name in session.execute(select(CorpusRow.id, CorpusRow.name)).all()}
 
     def role_of(self, name: str) -> tuple[str, str] | None:
         """(role, how it was decided) of one corpus, or None if there is no such corpus."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(select(CorpusRow).where(CorpusRow.name == name)).first()
             return (row.role, row.role_source) if row else None
 
     def list_corpora(self) -> list[CorpusInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             traj_counts = dict(
                 session.execute(
                     select(TrajectoryRow.corpus_id, func.count()).group_by(TrajectoryRow.corpus_id)
@@ -94,7 +94,7 @@ class CorpusRepository:
 
     # -- files -------------------------------------------------------------------------
     def file_hash(self, corpus_id: int, path: str) -> str | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(SourceFileRow).where(SourceFileRow.corpus_id == corpus_id, SourceFileRow.path == path)
             ).first()
@@ -124,7 +124,7 @@ class CorpusRepository:
             )
 
     def file_id(self, corpus_id: int, path: str) -> int | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(SourceFileRow).where(SourceFileRow.corpus_id == corpus_id, SourceFileRow.path == path)
             ).first()
@@ -132,7 +132,7 @@ class CorpusRepository:
 
     # -- trajectories: writes ----------------------------------------------------------
     def records_of_file(self, file_id: int) -> list[StoredRecordKey]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 select(TrajectoryRow.id, TrajectoryRow.line, TrajectoryRow.trajectory_id, TrajectoryRow.content_hash)
                 .where(TrajectoryRow.file_id == file_id)
@@ -173,7 +173,7 @@ class CorpusRepository:
 
     # -- trajectories: reads -----------------------------------------------------------
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
             query = _apply_filter(query, flt or TrajectoryFilter())
             return int(session.execute(query).scalar_one())
@@ -188,7 +188,7 @@ class CorpusRepository:
             "failure_class": TrajectoryRow.failure_class, "expected_rule": TrajectoryRow.expected_rule,
         }
         sort_column = col(columns.get(order_by, TrajectoryRow.id))
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
@@ -209,7 +209,7 @@ class CorpusRepository:
         return details[0] if details else None
 
     def get_trajectories(self, ids: Sequence[int] | None = None, corpus: str | None = None) -> list[TrajectoryDetail]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = (
                 select(TrajectoryRow, CorpusRow.name, SourceFileRow.path)
                 .join(CorpusRow, col(CorpusRow.id) == col(TrajectoryRow.corpus_id))
@@ -227,7 +227,7 @@ class CorpusRepository:
         return [(d.file, d.record) for d in self.get_trajectories(corpus=corpus)]
 
     def domains(self) -> list[str]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 select(TrajectoryRow.domain).where(col(TrajectoryRow.domain).is_not(None)).distinct()
             ).all()
