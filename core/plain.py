@@ -41,6 +41,18 @@ def markdown_text(text: str) -> str:
     return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", "\\x0a").replace("\t", "\\x09"))
 
 
+def markdown_code(text: str) -> str:
+    """``text`` as a Markdown code span shown literally: a fence longer than any backtick
+    run inside, control characters as ``\\xNN``, ``|`` escaped (GFM splits table cells on
+    it even inside code), bidi controls visible."""
+    text = _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", show_bidi(text).replace("\n", "\\x0a"))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    cell_safe = text.replace("|", "\\|")
+    return f"{fence}{pad}{cell_safe}{pad}{fence}"
+
+
 def terminal_safe(text: str, keep_newlines: bool = False) -> str:
     """Text a terminal prints literally: control characters (ESC, CR, BS, ...) shown as
     ``\\xNN`` so nothing is applied or vanishes, bidi controls visible. Newlines become

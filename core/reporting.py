@@ -23,7 +23,7 @@ from core.metrics.ruler import floors as F
 from core.metrics.ruler.model import DEFAULT_SEED, Floor, MetricWithFloor, RulerSuite, displayed
 from core.metrics.wilson import Rate
 from core.store.corpus_repo import CorpusRepository
-from core.plain import markdown_text
+from core.plain import markdown_code, markdown_text
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult
 from core.store.rule_repo import RuleRepository
@@ -380,7 +380,7 @@ def report_markdown(report: dict[str, Any]) -> str:
             ci = "—" if m.ci is None else f"[{m.ci[0]:.3f}, {m.ci[1]:.3f}]"
             value = "not measured" if m.value is None else f"{m.value:.3f}"
             floor = "not measured" if m.floor.value is None else f"{m.floor.value:.3f}"
-            lines.append(f"| {_md(m.key)} | {value} | {kn} | {ci} | {floor} | {m.floor.n} |")
+            lines.append(f"| {markdown_code(m.key)} | {value} | {kn} | {ci} | {floor} | {m.floor.n} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:
