@@ -18,7 +18,7 @@ class EmbeddingCacheRepository:
 
     def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             for start in range(0, len(text_hashes), _CHUNK):
                 chunk = list(text_hashes[start : start + _CHUNK])
                 marks = ",".join(f":h{i}" for i in range(len(chunk)))
@@ -51,7 +51,7 @@ class EmbeddingCacheRepository:
             )
 
     def count(self, model_id: str | None = None) -> int:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             if model_id is None:
                 return int(session.execute(text("SELECT count(*) FROM embedding")).scalar_one())
             return int(

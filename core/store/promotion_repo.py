@@ -172,12 +172,12 @@ class PromotionRepository:
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, standing_id: str) -> Promotion | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(select(PromotionRow).where(PromotionRow.standing_id == standing_id)).first()
             return None if row is None else _promotion(row)
 
     def list(self, statuses: Sequence[str] | None = None, rule_id: int | None = None) -> list[Promotion]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(PromotionRow)
             if statuses is not None:
                 query = query.where(col(PromotionRow.status).in_(list(statuses)))
@@ -192,7 +192,7 @@ class PromotionRepository:
 
     def peek_next_standing_id(self) -> str:
         """The id the next promotion would get (nothing is reserved)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return _format_id(_next_value(session))
 
     def result_ref(self, run_id: int, rule_id: int) -> ResultRef | None:
@@ -243,7 +243,7 @@ class PromotionRepository:
         found: dict[int, dict[str, list[tuple[int, str, str]]]] = {int(r): {} for r in result_ids}
         if not result_ids:
             return found
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     "SELECT o.result_id, o.bucket, t.id, t.trajectory_id, c.name FROM replay_outcome o "
@@ -258,7 +258,7 @@ class PromotionRepository:
 
     def unreviewed_broken_any(self, result_id: int) -> list[str]:
         """Broken trajectories of a result that no reviewer has opened or waived."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
@@ -282,13 +282,13 @@ class PromotionRepository:
         if reviewer is not None:
             query += " AND w.reviewer = :r"
             params["r"] = reviewer
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(text(query + " ORDER BY w.id"), params).all()
         return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
 
     def run_mark_counts(self, run_id: int) -> MarkCounts:
         """Human-vs-replay marks on a run's results: the latest mark per (reviewer, result, item)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """SELECT m.reviewer, m.result_id, m.trajectory_pk, m.mark FROM agreement_mark m
@@ -304,7 +304,7 @@ class PromotionRepository:
 
     def rule_data(self, rule_id: int) -> dict[str, Any]:
         """The mapping a rule was imported from (``rule.data_json``), or {} if none/unreadable."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.get(RuleRow, rule_id)
             raw = None if row is None else row.data_json
         try:

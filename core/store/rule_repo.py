@@ -101,7 +101,7 @@ class RuleRepository:
         return rules[0] if rules else None
 
     def list_rules(self, ids: Sequence[int] | None = None, kinds: Sequence[str] | None = None) -> list[RuleInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             latest = (
                 select(RuleVersionRow.rule_id, func.max(RuleVersionRow.version).label("v"))
                 .group_by(RuleVersionRow.rule_id)
@@ -124,14 +124,14 @@ class RuleRepository:
             return [_rule_info(r[0], r[1], r[2]) for r in rows]
 
     def versions(self, rule_id: int) -> list[RuleVersionInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(RuleVersionRow.version)
             ).all()
             return [_version_info(r) for r in rows]
 
     def get_version(self, version_id: int) -> RuleVersionInfo | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.get(RuleVersionRow, version_id)
             return _version_info(row) if row else None
 
