@@ -14,16 +14,29 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.store.engine import Store, StoreLockedError, default_store_path, open_store
+import sqlite3
+
+import sqlalchemy.exc
+
+from core.plain import terminal_safe
+from core.store.engine import Store, StoreOpenError, default_store_path, open_store
 from core.store.migrations import StoreTooNewError
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+# A store that cannot be opened (not a store, damaged, read-only, locked, too new) is a
+# problem with the input the user named, like a usage error: exit 2, the file untouched.
+EXIT_BAD_STORE = 2
 
 
 def _add_store(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+
+
+def _say(text: str, file: Any = None) -> None:
+    """Print one line of text that may come from a corpus: control characters shown, not applied."""
+    print(terminal_safe(text), file=file)
 
 
 def _print_json(value: Any) -> None:
@@ -38,7 +51,7 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
         _print_json(summary.to_json())
         return EXIT_OK
     for counts in summary.corpora:
-        print(
+        _say(
             f"{counts.corpus}: role {counts.role} ({counts.role_source}); imported {counts.imported}, "
             f"updated {counts.updated}, unchanged {counts.unchanged}, rejected {counts.rejected}, "
             f"removed {counts.removed}, rules {counts.rules_imported}"
@@ -46,9 +59,9 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
     for issue in summary.issues:
         where = f"{issue.file}:{issue.line}" if issue.line is not None else issue.file
         field = f" [{issue.field}]" if issue.field else ""
-        print(f"rejected {where}{field}: {issue.reason}")
+        _say(f"rejected {where}{field}: {issue.reason}")
     for note in summary.notes:
-        print(f"note: {note}")
+        _say(f"note: {note}")
     print(
         f"total: {summary.imported} trajectories imported, {summary.rejected} rejected, "
         f"{summary.rules_imported} rules imported (report #{summary.report_id})"
@@ -62,10 +75,10 @@ def cmd_export_trajectories(args: argparse.Namespace, store: Store) -> int:
     try:
         written = export_corpus(store, args.corpus, Path(args.out))
     except UnknownCorpusError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _say(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     for path in written:
-        print(path)
+        _say(str(path))
     return EXIT_OK
 
 
@@ -77,7 +90,7 @@ def cmd_corpora(args: argparse.Namespace, store: Store) -> int:
         _print_json([c.__dict__ for c in corpora])
     else:
         for c in corpora:
-            print(f"{c.name}\t{c.role}\t{c.trajectories} trajectories\t{c.rules} rules")
+            _say(f"{c.name}\t{c.role}\t{c.trajectories} trajectories\t{c.rules} rules")
     return EXIT_OK
 
 
@@ -121,7 +134,7 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
         return EXIT_OK
     for result in summary.results:
         row = result_json(result, summary.inputs)
-        print(
+        _say(
             f"{row['origin']}: {row['verdict']} ({row['reason']}) prevented {len(row['prevented'])}, "
             f"broken {len(row['broken'])}, near-miss {len(row['near_misses'])}, missed {len(row['missed'])}"
         )
@@ -135,24 +148,26 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
     from core.reporting import build_report, report_markdown, write_report
 
+    from core.metrics.ruler.model import MissingFloorError
+
     if args.out is not None:
         try:
             print(write_report(store, args.run, args.out, semantic=args.report_semantic))
-        except LookupError as error:
+        except (LookupError, MissingFloorError) as error:
             print(f"error: {error}", file=sys.stderr)
             return EXIT_ERROR
         return EXIT_OK
     try:
         report = build_report(store, args.run)
-    except LookupError as error:
+    except (LookupError, MissingFloorError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.md:
-        print(report_markdown(report))
+        print(terminal_safe(report_markdown(report), keep_newlines=True))
     elif args.json:
         _print_json(report)
     else:
-        print(report_markdown(report))
+        print(terminal_safe(report_markdown(report), keep_newlines=True))
     return EXIT_OK
 
 
@@ -222,12 +237,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         store = open_store(args.store)
-    except (StoreTooNewError, StoreLockedError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    except (StoreTooNewError, StoreOpenError) as error:
+        print(f"error: {terminal_safe(str(error))}", file=sys.stderr)
+        return EXIT_BAD_STORE
     try:
         func: Command = args.func
         return func(args, store)
+    except (sqlite3.DatabaseError, sqlalchemy.exc.DBAPIError) as error:
+        # Damage found after opening (a page quick_check could not see, a disk error).
+        print(f"error: the store {store.path} could not be used: {terminal_safe(str(error).splitlines()[0])}",
+              file=sys.stderr)
+        return EXIT_BAD_STORE
+    except OSError as error:
+        print(f"error: {terminal_safe(_os_error(error))}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
@@ -237,6 +260,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _os_error(error: OSError) -> str:
+    """One line for a failed file operation: where and why (no traceback). Exports are
+    staged and swapped in whole, so a failed one leaves the previous export as it was."""
+    where = f"{error.filename}: " if error.filename else ""
+    return f"{where}{error.strerror or error} (a previous export there, if any, is unchanged)"
 
 
 if __name__ == "__main__":

@@ -4,17 +4,25 @@ Records are keyed by corpus + file + line, never by trajectory id alone (ids rep
 and even within folders). A file whose bytes did not change is skipped; a changed file is
 reconciled record by record, so only what changed is written. Bad records are reported
 (file, line, field, reason) in a stored import report and never stop their neighbours.
+
+Why a file's new hash is committed in the same transaction as its records: the hash is
+what makes the next import skip the file, so a hash stored ahead of its records (a kill,
+a crash, a bad record in between) would lose those records for good. Until then the file
+carries a ``pending:`` hash that matches no content. Only regular files are read, up to a
+size limit; links to nowhere, FIFOs and devices are reported and skipped.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
@@ -27,6 +35,7 @@ from core.store.import_repo import ImportReportRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 ProgressCallback = Callable[[int, int, str], None]
+PENDING = "pending:"
 
 
 class ImportCancelled(Exception):
@@ -58,8 +67,13 @@ def import_paths(
     paths: Sequence[Path],
     progress: ProgressCallback | None = None,
     cancel: Any = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> ImportSummary:
-    """Import every corpus file under ``paths`` (folders walked recursively)."""
+    """Import every corpus file under ``paths`` (folders walked recursively).
+
+    Files bigger than ``max_file_bytes`` and anything that is not a regular file are
+    reported as issues and skipped.
+    """
     corpora = CorpusRepository(store)
     rules = RuleRepository(store)
     reports = ImportReportRepository(store)
@@ -68,13 +82,19 @@ def import_paths(
     files: list[CorpusFile] = []
     notes: list[str] = []
     for path in paths:
-        if not path.exists():
-            notes.append(f"{path}: no such file or folder")
+        if not os.path.lexists(path):
+            notes.append(f"{escape_surrogates(str(path))}: no such file or folder")
             continue
         files.extend(walk_import_root(path))
 
     counts: dict[str, _Counts] = defaultdict(_Counts)
     all_issues: list[ImportIssue] = []
+    # A file or folder name that is not valid UTF-8 arrives as surrogate escapes: it can be
+    # neither stored nor shown, so the file is reported (name escaped) and skipped.
+    for bad in [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is not None]:
+        all_issues.append(ImportIssue(escape_surrogates(bad.corpus_name), escape_surrogates(bad.rel_path), None, None,
+                                      "file or folder name is not valid UTF-8; skipped (rename it to import it)"))
+    files = [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is None]
     trajectory_files = [f for f in files if f.kind == "trajectories"]
     rule_files = [f for f in files if f.kind == "rule_yaml"]
     total = len(trajectory_files) + len(rule_files)
@@ -82,7 +102,11 @@ def import_paths(
     # Pass 1: read trajectory files, so each corpus's role can be decided from all its records.
     read: list[_ReadFile] = []
     for source in trajectory_files:
-        data = source.abs_path.read_bytes()
+        loaded = read_regular_file(source.abs_path, max_file_bytes)
+        if loaded.data is None:
+            all_issues.append(ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem)))
+            continue
+        data = loaded.data
         result = read_trajectory_bytes(data, source.rel_path)
         issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
         read.append(_ReadFile(source, data, list(result.records), issues))
@@ -104,7 +128,7 @@ def import_paths(
 
     for source in rule_files:
         _check_cancel(cancel)
-        issues, note = _import_rule_file(corpora, rules, counts, source)
+        issues, note = _import_rule_file(corpora, rules, counts, source, max_file_bytes)
         if issues:
             counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
@@ -180,10 +204,10 @@ def _import_trajectory_file(corpora: CorpusRepository, counts: _Counts, item: _R
     if corpora.file_hash(corpus_id, source.rel_path) == file_hash:
         counts.unchanged += len(item.records)
         return
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", file_hash, len(item.data))
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", PENDING + file_hash, len(item.data))
     stored = corpora.records_of_file(file_id)
     inserts, updates, removals, unchanged = _reconcile(stored, [_record_values(corpus_id, r) for r in item.records])
-    corpora.apply_file_changes(file_id, inserts, updates, removals)
+    corpora.apply_file_changes(file_id, inserts, updates, removals, content_hash=file_hash)
     counts.imported += len(inserts)
     counts.updated += len(updates)
     counts.removed += len(removals)
@@ -235,9 +259,13 @@ def _reconcile(
 
 
 def _import_rule_file(
-    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile
+    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[ImportIssue], str | None]:
-    data = source.abs_path.read_bytes()
+    loaded = read_regular_file(source.abs_path, max_file_bytes)
+    if loaded.data is None:
+        return [ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem))], None
+    data = loaded.data
     result = read_rule_bytes(data, source.rel_path)
     issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
     if result.rule is None:
@@ -250,14 +278,17 @@ def _import_rule_file(
     corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
     if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
         return issues, None
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", sha256_bytes(data), len(data))
+    # The rule and the file row are written by two repositories; the pending hash makes a
+    # kill between them cost only a re-read next time, never a skipped rule.
+    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", PENDING + sha256_bytes(data), len(data))
     rule: RuleRecord = result.rule
+    origin, note = _rule_origin(rules, source, corpus_id)
     source_pk, domain = (None, None)
     if rule.source_trajectory:
         source_pk, domain = rules.resolve_trajectory(rule.source_trajectory, corpus_id)
     _rule_id, state = rules.upsert(
         NewRule(
-            origin=source.rel_path,
+            origin=origin,
             kind=rule.kind,
             text=RuleText(
                 trigger=rule.trigger, directive=rule.directive, context=tuple(rule.context),
@@ -275,6 +306,23 @@ def _import_rule_file(
             data_json=json.dumps(rule.data, ensure_ascii=False, default=str),
         )
     )
+    corpora.set_file_hash(file_id, sha256_bytes(data))
     if state == "imported":
         counts.rules_imported += 1
-    return issues, None
+    return issues, note
+
+
+def _rule_origin(rules: RuleRepository, source: CorpusFile, corpus_id: int) -> tuple[str, str | None]:
+    """A rule's identity: its path, qualified by its corpus when another corpus already
+    holds a rule at that path (two import roots each with ``R-1.yaml`` are two rules, not
+    two versions of one). Stores made before keep their plain origins; nothing is renamed."""
+    owner = rules.origin_owner(source.rel_path)
+    if owner is None or owner[0] == corpus_id:
+        return source.rel_path, None
+    qualified = f"{source.corpus_name}:{source.rel_path}"
+    if rules.origin_owner(qualified) is not None:
+        return qualified, None  # reported when it was first imported
+    return qualified, (
+        f"{source.corpus_name}/{source.rel_path}: corpus {owner[1] or '?'} already has a rule at "
+        f"{source.rel_path}; kept as a separate rule, {qualified!r}"
+    )

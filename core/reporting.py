@@ -23,6 +23,7 @@ from core.metrics.ruler import floors as F
 from core.metrics.ruler.model import DEFAULT_SEED, Floor, MetricWithFloor, RulerSuite, displayed
 from core.metrics.wilson import Rate
 from core.store.corpus_repo import CorpusRepository
+from core.plain import markdown_code, markdown_text
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult
 from core.store.rule_repo import RuleRepository
@@ -254,7 +255,12 @@ def displayed_metrics(report: dict[str, Any]) -> list[MetricWithFloor]:
     out.append(displayed("human_vs_replay.kappa", "Cohen's kappa", kappa["value"], _floor(hvr["floors"]["kappa"]),
                          n=kappa["n"], ci=_ci(kappa), denominator="committed, decisive judgements in blind sessions"))
     for m in (report.get("ruler") or {}).get("metrics", []):
-        out.append(displayed(f"ruler.{m['metric']}", f"{m['label']} on correct rows", m["value"], _floor(m["floor"]),
+        floor, value, label = _floor(m["floor"]), m["value"], f"{m['label']} on correct rows"
+        if value is not None and floor is not None and floor.value is None:
+            # A tiny store has too few rows to measure the shuffled floor: withhold the
+            # number (a value is never shown without its floor), not the whole report.
+            value, label = None, f"{label} (withheld: its floor cannot be measured on {m['n_rows']} rows)"
+        out.append(displayed(f"ruler.{m['metric']}", label, value, floor,
                              n=m["n_rows"], denominator="ruler rows built from the store"))
     return out
 
@@ -381,7 +387,7 @@ def report_markdown(report: dict[str, Any]) -> str:
             ci = "—" if m.ci is None else f"[{m.ci[0]:.3f}, {m.ci[1]:.3f}]"
             value = "not measured" if m.value is None else f"{m.value:.3f}"
             floor = "not measured" if m.floor.value is None else f"{m.floor.value:.3f}"
-            lines.append(f"| `{_md(m.key)}` | {value} | {kn} | {ci} | {floor} | {m.floor.n} |")
+            lines.append(f"| {markdown_code(m.key)} | {value} | {kn} | {ci} | {floor} | {m.floor.n} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:
@@ -431,8 +437,8 @@ def _kv(d: dict[str, Any] | None) -> str:
 
 
 def _md(text: str) -> str:
-    """Escape table-breaking characters: corpus names are data, not markup."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """Corpus names and labels are data, not markup: escaped completely (core.plain)."""
+    return markdown_text(str(text))
 
 
 # -- report --md --out DIR ------------------------------------------------------------------
@@ -449,7 +455,6 @@ def write_report(
     from core.metrics.ruler.suite import check_ruler
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     run = _run(store, run_id)
     suite = None
     if ruler:
@@ -460,8 +465,12 @@ def write_report(
             embed, note = make_embedder(store)
         suite = check_ruler(store, run.id, embed=embed, semantic_note=note, seed=seed)
     report = build_report(store, run.id, ruler=suite, seed=seed)
-    report["figures"] = figures.write_all(report, out_dir)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    path = out_dir / "report.md"
-    path.write_text(report_markdown(report), encoding="utf-8")
-    return path
+    from core.export.atomic import staged_folder
+
+    # All files of a report are swapped in together (core.export.atomic): a full disk or a
+    # kill halfway leaves the previous report and figures whole, never a mix.
+    with staged_folder(out_dir, clone="copy") as staging:
+        report["figures"] = figures.write_all(report, staging)
+        (staging / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        (staging / "report.md").write_text(report_markdown(report), encoding="utf-8")
+    return out_dir / "report.md"

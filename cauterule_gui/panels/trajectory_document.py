@@ -10,13 +10,19 @@ Replay's matched spans (``(field, start, end, kind)`` into the ORIGINAL text of 
 field) are applied afterwards as char formats over the document range where that field's
 text was inserted: highlighted, bold and underlined (not colour alone), with steps that
 hold a match marked "◆ MATCHED".
+
+Long fields (``long_text``): the builder produces a list of small operations instead of
+editing the document directly, so the viewer can run them in time slices; a field longer
+than ``ViewerOptions.shortened_chars`` is shown shortened (``shortened`` lists them), and
+long runs without spaces go in as several blocks. Bidi control characters are shown as
+visible ``<U+202E>`` marks, never applied (an id must not be shown reversed).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +40,10 @@ from PySide6.QtGui import (
 
 from core.store.dto import TrajectoryDetail
 
+from core.plain import BIDI_CONTROLS, show_bidi
+
 from cauterule_gui import theme
+from cauterule_gui.panels.long_text import SHORTENED_CHARS, Operation, Pieces, iter_pieces
 from cauterule_gui.plain_text import literal_newlines
 
 STEP_FIELDS = ("input", "output", "error")
@@ -47,6 +56,7 @@ Span = tuple[str, int, int, str]
 @dataclass(frozen=True)
 class ViewerOptions:
     literal_newlines: bool = False  # show backslash-n sequences as line breaks
+    shortened_chars: int | None = SHORTENED_CHARS  # None: show every field in full
 
 
 def failure_step_number(failure_point: Any) -> int | None:
@@ -120,9 +130,13 @@ class _Formats:
 
 
 def _offset(original: str, offset: int, literal: bool) -> int:
-    """Position in the shown text of ``offset`` in the original (\\n may be shown as one char)."""
+    """Position in the shown text of ``offset`` in the original (\\n may be shown as one
+    char; a bidi control as a several-character mark)."""
     offset = max(0, min(offset, len(original)))
-    return len(literal_newlines(original[:offset])) if literal else offset
+    if not literal and not any(c in BIDI_CONTROLS for c in original[:offset]):
+        return offset
+    prefix = literal_newlines(original[:offset]) if literal else original[:offset]
+    return len(show_bidi(prefix))
 
 
 class TrajectoryDocumentBuilder:
@@ -133,15 +147,21 @@ class TrajectoryDocumentBuilder:
         self._cursor = QTextCursor(document)
         self._first_block = True
         self._spans: dict[str, list[tuple[int, int, str]]] = {}
-        self._placed: list[tuple[int, str, str]] = []  # (document position, field, original text)
+        # (document position, field, original text, pieces shown, characters shown)
+        self._placed: list[tuple[int, str, str, Pieces, int]] = []
+        self._ops: list[Operation] = []
         self.first_match: int | None = None
+        self.shortened: list[tuple[str, int]] = []  # (field, full length) of fields shown shortened
 
     # -- primitives --------------------------------------------------------------------
     def _text(self, value: Any) -> str:
         text = as_text(value)
-        return literal_newlines(text) if self._options.literal_newlines else text
+        return show_bidi(literal_newlines(text) if self._options.literal_newlines else text)
 
     def _block(self, *, top: float = 0, left: float = 0, background: QColor | None = None) -> None:
+        self._ops.append(lambda: self._do_block(top, left, background))
+
+    def _do_block(self, top: float, left: float, background: QColor | None) -> None:
         block = QTextBlockFormat()
         block.setTopMargin(top)
         block.setLeftMargin(left)
@@ -155,7 +175,7 @@ class TrajectoryDocumentBuilder:
 
     def _insert(self, text: str, fmt: QTextCharFormat) -> None:
         # insertText turns "\n" into new blocks that inherit the current block format.
-        self._cursor.insertText(text, fmt)
+        self._ops.append(lambda: self._cursor.insertText(text, fmt))
 
     def _source(self, field: str, value: Any) -> Any:
         """A non-string value with matches is shown as the matcher read it (``str()``)."""
@@ -166,15 +186,36 @@ class TrajectoryDocumentBuilder:
     def _insert_field(self, field: str, value: Any, fmt: QTextCharFormat) -> None:
         """Insert a record field's text, remembering where it went so spans can be applied."""
         value = self._source(field, value)
+        original = as_text(value)
+        limit = self._options.shortened_chars
+        short = limit is not None and len(original) > limit
+        if short:
+            self.shortened.append((field, len(original)))
+        self._ops.append(lambda: self._insert_pieces(field, value, original[:limit] if short else original,
+                                                     len(original) if short else None, fmt))
+
+    def _insert_pieces(self, field: str, value: Any, original: str, full: int | None,
+                       fmt: QTextCharFormat) -> Iterator[None]:
+        """Steps of inserting one field: the text is transformed and cut lazily, and each
+        piece goes in as its own block (same block format), so no step takes long."""
+        shown = self._text(original)
+        pieces = Pieces([])
         if field in self._spans and isinstance(value, str):
-            self._placed.append((self._cursor.position(), field, value))
-        self._insert(self._text(value), fmt)
+            self._placed.append((self._cursor.position(), field, value, pieces, len(shown)))
+        yield
+        for index, part in enumerate(iter_pieces(shown, pieces.cuts)):
+            if index:
+                self._cursor.insertBlock()
+            self._cursor.insertText(part, fmt)
+            yield
+        if full is not None:
+            self._cursor.insertText(f"  … shortened: the first {len(original):,} of {full:,} characters "
+                                    "(Show all shows the rest)", self._fmt.empty)
 
     def _field(self, key: str, value: Any, *, left: float = 0, fmt: QTextCharFormat | None = None) -> None:
         self._block(left=left)
         self._insert(f"{key}: ", self._fmt.key)
-        text = self._text(self._source(key, value))
-        if text:
+        if as_text(self._source(key, value)):
             self._insert_field(key, value, fmt or self._fmt.value)
         else:
             self._insert("— (absent)", self._fmt.empty)
@@ -182,12 +223,14 @@ class TrajectoryDocumentBuilder:
     def _apply_spans(self) -> None:
         literal = self._options.literal_newlines
         cursor = QTextCursor(self._doc)
-        for position, field, original in self._placed:
+        for position, field, original, pieces, shown in self._placed:
             for start, end, kind in self._spans.get(field, ()):
-                a = position + _offset(original, start, literal)
-                b = position + _offset(original, end, literal)
-                if b <= a:
-                    continue
+                a_shown = _offset(original, start, literal)
+                b_shown = min(_offset(original, end, literal), shown)
+                if b_shown <= a_shown:
+                    continue  # empty, or beyond the part of a shortened field that is shown
+                a = position + pieces.doc_offset(a_shown)
+                b = position + pieces.doc_offset(b_shown)
                 cursor.setPosition(a)
                 cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
                 fmt = QTextCharFormat(self._fmt.match)
@@ -198,38 +241,51 @@ class TrajectoryDocumentBuilder:
 
     # -- document ----------------------------------------------------------------------
     def build(self, detail: TrajectoryDetail, spans: Sequence[Span] = ()) -> None:
-        record = detail.record
+        """Build the whole document now (one edit block)."""
+        ops = self.operations(detail, spans)
+        self._cursor.beginEditBlock()
+        try:
+            for op in ops:
+                for _step in op() or ():
+                    pass
+        finally:
+            self._cursor.endEditBlock()
+
+    def operations(self, detail: TrajectoryDetail, spans: Sequence[Span] = (),
+                   record: dict[str, Any] | None = None) -> list[Operation]:
+        """The document as a list of small operations, to run in order (all at once or in
+        slices). ``record``: the detail's parsed record, if the caller already has it."""
+        record = detail.record if record is None else record
         self._doc.clear()
         self._cursor = QTextCursor(self._doc)
         self._first_block = True
         self._spans = {}
         self._placed = []
+        self._ops = []
+        self.shortened = []
         self.first_match = None
         for field, start, end, kind in spans:
             self._spans.setdefault(str(field), []).append((int(start), int(end), str(kind)))
-        self._cursor.beginEditBlock()
-        try:
-            self._header(detail)
-            self._metadata(detail, record)
-            self._section("Task")
-            self._block(left=4)
-            task = record.get("task", detail.task)
-            if self._text(self._source("task", task)):
-                self._insert_field("task", task, self._fmt.value)
-            self._steps(record.get("steps"), failure_step_number(record.get("failure_point", detail.failure_point)))
-            self._apply_spans()
-        finally:
-            self._cursor.endEditBlock()
+        self._header(detail)
+        self._metadata(detail, record)
+        self._section("Task")
+        self._block(left=4)
+        task = record.get("task", detail.task)
+        if as_text(self._source("task", task)):
+            self._insert_field("task", task, self._fmt.value)
+        self._steps(record.get("steps"), failure_step_number(record.get("failure_point", detail.failure_point)))
+        self._ops.append(self._apply_spans)
+        return self._ops
 
     def _header(self, detail: TrajectoryDetail) -> None:
         self._block()
-        self._insert(detail.trajectory_id, self._fmt.title)
+        self._insert(show_bidi(detail.trajectory_id), self._fmt.title)
         self._block()
         # Files are named relative to the import root, so they usually start with the corpus.
         where = f"{detail.file}:{detail.line}"
         if not detail.file.startswith(detail.corpus + "/"):
             where = f"{detail.corpus}  ·  {where}"
-        self._insert(where, self._fmt.muted)
+        self._insert(show_bidi(where), self._fmt.muted)
 
     def _section(self, title: str) -> None:
         self._block(top=10)
@@ -291,8 +347,7 @@ class TrajectoryDocumentBuilder:
                 continue
             self._block(left=20, background=background)
             self._insert(f"{key}: ", self._fmt.key)
-            text = self._text(self._source(field, value))
-            if text:
+            if as_text(self._source(field, value)):
                 self._insert_field(field, value, self._fmt.code)
             else:
                 self._insert("—", self._fmt.empty)

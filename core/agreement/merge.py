@@ -86,11 +86,10 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
             for j in judgements
         ],
     }
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(target)
+    from core.export.atomic import write_file_atomic
+
+    # fsynced temp file renamed into place; a failed write leaves no .tmp behind.
+    write_file_atomic(Path(path), json.dumps(payload, indent=2, ensure_ascii=False))
     return {"labels": len(labels), "adjudications": len(adjudications), "sessions": len(sessions),
             "judgements": len(payload["judgements"])}
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.corpus.hostile import surrogate_field, surrogate_reason
 from core.corpus.validation import (
     FieldProblem,
     describe_value,
@@ -309,6 +310,10 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
         return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
     if not isinstance(obj, dict):
         return RecordIssue(file, chunk.first_line, None, f"expected a JSON object{span}, got {describe_value(obj)}")
+    bad_field = surrogate_field(obj)
+    if bad_field is not None:
+        # "\ud800" is valid JSON but not Unicode text: it could be neither hashed nor stored.
+        return RecordIssue(file, chunk.first_line, bad_field or None, f"{_surrogate_in(obj, bad_field)}; record{span} skipped")
     problems = validate_trajectory(obj)
     errors = [p for p in problems if p.is_error]
     if errors:
@@ -325,6 +330,16 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
         data=obj,
         notes=notes,
     )
+
+
+def _surrogate_in(obj: dict[str, Any], path: str) -> str:
+    value: Any = obj
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        try:
+            value = value[int(index)] if index else value[name] if name in value else name
+        except (KeyError, IndexError, TypeError):
+            break
+    return surrogate_reason(value if isinstance(value, str) else path)
 
 
 def _span(chunk: _Chunk) -> str:

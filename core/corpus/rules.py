@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import yaml
 
+from core.corpus.hostile import cap_issues, surrogate_field, surrogate_reason, yaml_expansion_problem
 from core.corpus.jsonl import RecordIssue
 from core.corpus.validation import FieldProblem, describe_value, is_nonblank_str
 
@@ -45,6 +46,9 @@ _STANDING_KEYS = frozenset({"id", "status", "provenance", "promoted_at"})
 _CATALOG_STEMS = frozenset({"index", "manifest", "catalog", "pack", "packs.lock"})
 _CATALOG_KEYS = frozenset({"rules", "curated", "sources", "corpora"})
 _RULE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+# libyaml's parser when present (same safe constructor): the pure-Python scanner needs
+# seconds per megabyte, which a hostile 1 MB scalar turns into a stall.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -103,8 +107,13 @@ def _read(raw: bytes, file: str) -> RuleFileResult:
         line = raw.count(b"\n", 0, exc.start) + 1
         issue = RecordIssue(file, line, None, f"invalid UTF-8 at byte {exc.start + 1}")
         return RuleFileResult(file, "unreadable", None, [issue], raw.decode("utf-8", errors="replace"))
+    if surrogate_field(text) is not None:
+        # Decoded UTF-8 never holds a surrogate; this guards callers passing text directly.
+        return RuleFileResult(file, "unreadable", None, [RecordIssue(file, None, None, surrogate_reason(text))], text)
     try:
-        doc = yaml.safe_load(text)
+        doc, refusal = _safe_load_bounded(text)
+        if refusal is not None:
+            return RuleFileResult(file, "unreadable", None, [RecordIssue(file, refusal[0], None, refusal[1])], text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -113,6 +122,11 @@ def _read(raw: bytes, file: str) -> RuleFileResult:
     except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         # e.g. an unquoted but impossible date such as 2026-13-45 fails in the constructor
         return RuleFileResult(file, "unreadable", None, [RecordIssue(file, None, None, f"not valid YAML: {exc}")], text)
+    bad_field = surrogate_field(doc)
+    if bad_field is not None:
+        line = _line_locator(text)(bad_field) if bad_field else None
+        issue = RecordIssue(file, line, bad_field or None, surrogate_reason(_first_surrogate_text(text)))
+        return RuleFileResult(file, "unreadable", None, [issue], text)
     kind = classify_rule_document(doc, file)
     if kind not in ("standing", "candidate"):
         return RuleFileResult(file, kind, None, [], text, doc)
@@ -121,10 +135,33 @@ def _read(raw: bytes, file: str) -> RuleFileResult:
     errors = [p for p in problems if p.is_error]
     if errors:
         locate = _line_locator(text)
-        issues = [RecordIssue(file, locate(p.field), p.field or None, p.reason) for p in errors]
+        issues = cap_issues(
+            [RecordIssue(file, locate(p.field), p.field or None, p.reason) for p in errors],
+            lambda n: RecordIssue(file, None, None, f"… and {n} more issues in this file"),
+        )
         return RuleFileResult(file, kind, None, issues, text, doc)
     notes = [p for p in problems if not p.is_error]
     return RuleFileResult(file, kind, _record(kind, doc, notes), [], text, doc)
+
+
+def _safe_load_bounded(text: str) -> tuple[Any, tuple[int | None, str] | None]:
+    """``yaml.safe_load`` that first checks the composed node graph: alias bombs and
+    recursive aliases are refused (line, reason) before a single value is constructed."""
+    loader = _LOADER(text)
+    try:
+        node = loader.get_single_node()
+        problem = yaml_expansion_problem(node)
+        if problem is not None:
+            return None, (node.start_mark.line + 1 if node is not None else None, problem)
+        return (loader.construct_document(node) if node is not None else None), None
+    finally:
+        loader.dispose()
+
+
+def _first_surrogate_text(text: str) -> str:
+    # The YAML text holds the escape (e.g. "\ud800"); name it in the reason.
+    found = re.search(r"\\u(d[89a-f][0-9a-f]{2})", text, re.IGNORECASE)
+    return chr(int(found.group(1), 16)) if found else "\ud800"
 
 
 def classify_rule_document(doc: object, file: str = "") -> RuleFileKind:
@@ -231,9 +268,10 @@ def _str_list(doc: Mapping[str, Any], key: str, path: str) -> Iterator[FieldProb
     if not isinstance(value, (list, tuple)):
         yield FieldProblem(path, f"expected a list of non-blank strings, got {_describe(value)}")
         return
-    for index, item in enumerate(value):
-        if not is_nonblank_str(item):
-            yield FieldProblem(f"{path}[{index}]", f"expected a non-blank string, got {_describe(item)}")
+    bad = [(index, item) for index, item in enumerate(value) if not is_nonblank_str(item)]
+    if bad:
+        index, item = bad[0]
+        yield FieldProblem(f"{path}[{index}]", f"expected a non-blank string, got {_describe(item)}{_more(bad, path)}")
 
 
 def _iterable_items(value: object) -> list[Any] | None:
@@ -345,10 +383,27 @@ def _outcome_trend(doc: Mapping[str, Any]) -> Iterator[FieldProblem]:
     if items is None:
         yield FieldProblem("outcome_trend", f"expected a list of -1/0/1, got {_describe(doc['outcome_trend'])}")
         return
-    for index, item in enumerate(items):
-        number = _as_int(item)
-        if number not in (-1, 0, 1):
-            yield FieldProblem(f"outcome_trend[{index}]", f"expected -1, 0 or 1, got {_describe(item)}")
+    # One issue for the field, however long it is: a 1 MB string is a million "items".
+    verdicts: dict[tuple[type, Any], bool] = {}  # a long string repeats few distinct characters
+
+    def is_bad(item: Any) -> bool:
+        if not isinstance(item, (str, int, float)):
+            return _as_int(item) not in (-1, 0, 1)
+        key = (type(item), item)
+        if key not in verdicts:
+            verdicts[key] = _as_int(item) not in (-1, 0, 1)
+        return verdicts[key]
+
+    bad = [(index, item) for index, item in enumerate(items) if is_bad(item)]
+    if bad:
+        index, item = bad[0]
+        yield FieldProblem(
+            f"outcome_trend[{index}]", f"expected -1, 0 or 1, got {_describe(item)}{_more(bad, 'outcome_trend')}"
+        )
+
+
+def _more(bad: list[tuple[int, Any]], path: str) -> str:
+    return f" (and {len(bad) - 1:,} more bad items in {path})" if len(bad) > 1 else ""
 
 
 # --- building the record --------------------------------------------------------------------
@@ -388,7 +443,7 @@ def _line_locator(text: str) -> Any:
     For a missing field the nearest existing ancestor's line is used; None at top level.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_LOADER)
     except Exception:  # noqa: BLE001 — line numbers are a courtesy
         root = None
 

@@ -46,7 +46,9 @@ def walk_import_root(root: Path) -> list[CorpusFile]:
     Raises ``FileNotFoundError`` if ``root`` does not exist.
     """
     base = Path(root).absolute()
-    if base.is_file():
+    # A root that is a file, or a link/FIFO/device given by name, is listed as it is: the
+    # importer reads regular files only and reports the others.
+    if base.is_file() or (os.path.lexists(base) and not base.is_dir()):
         return [CorpusFile(base, base.name, base.parent.name, file_kind(base))]
     if not base.is_dir():
         raise FileNotFoundError(f"import root not found: {root}")

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from core.export.atomic import recover, staged_folder
 from core.store.engine import Store
 from core.store.promotion_repo import Promotion, PromotionRepository
 from core.store.rule_repo import RuleRepository
@@ -55,28 +56,31 @@ def export_rule_store(store: Store, out_dir: Path | str) -> ExportResult:
     promotions = PromotionRepository(store).list()
     notes: list[str] = []
     documents = [(p.standing_id, standing_rule_document(store, p, notes)) for p in promotions]
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    for standing_id, document in documents:
+    for standing_id, _document in documents:
         if not _RULE_ID.match(standing_id):
             raise RuleStoreExportError(f"refusing to write rule id {standing_id!r}: not a safe file name")
-        target = out / f"{standing_id}.yaml"
-        _write_atomic(target, _dump(document))
-        written.append(target)
-    _write_atomic(out / "index.yaml", _dump(index_document([d for _i, d in documents])))
-    written.append(out / "index.yaml")
-    names = {p.name for p in written}
-    for stale_name in sorted(previous - names):
-        with contextlib.suppress(FileNotFoundError):
-            (out / stale_name).unlink()
-    manifest = {"format": FORMAT, "tool": EXTRACTED_BY, "exported_at": utc_now(), "store": str(store.path),
-                "files": sorted(names)}
-    _write_atomic(out / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    written: list[Path] = []
+    # Built in a staging copy and swapped in whole (core.export.atomic): a kill leaves the
+    # previous complete export (or nothing, the first time), never a mix or a half folder.
+    with staged_folder(out, clone="link") as staging:
+        for standing_id, document in documents:
+            _write_atomic(staging / f"{standing_id}.yaml", _dump(document))
+            written.append(out / f"{standing_id}.yaml")
+        _write_atomic(staging / "index.yaml", _dump(index_document([d for _i, d in documents])))
+        written.append(out / "index.yaml")
+        names = {p.name for p in written}
+        for stale_name in sorted(previous - names):
+            with contextlib.suppress(FileNotFoundError):
+                (staging / stale_name).unlink()
+        manifest = {"format": FORMAT, "tool": EXTRACTED_BY, "exported_at": utc_now(), "store": str(store.path),
+                    "files": sorted(names)}
+        _write_atomic(staging / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return ExportResult(out, tuple(written), len(documents), tuple(notes))
 
 
 def _check_target(out: Path) -> set[str]:
     """Names written by the previous export here (empty for a new folder); refuse anything else."""
+    recover(out)  # an interrupted export's staging folder is not a previous export
     if out.exists() and not out.is_dir():
         raise RuleStoreExportError(f"{out} exists and is not a folder")
     if not out.exists():

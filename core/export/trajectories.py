@@ -1,4 +1,8 @@
-"""Write a corpus's records back out as JSONL, file by file, objects exactly as imported."""
+"""Write a corpus's records back out as JSONL, file by file, objects exactly as imported.
+
+The files are written into a staging copy of the output folder that is swapped in whole
+(``core.export.atomic``): a reader sees the previous export or this one, never a mix.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.writer import write_jsonl
+from core.export.atomic import staged_folder
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store
 
@@ -24,11 +29,14 @@ def export_corpus(store: Store, corpus: str, out_dir: Path) -> list[Path]:
     for file, record in repo.corpus_records(corpus):
         by_file[file].append(record)
     written: list[Path] = []
-    for file, records in sorted(by_file.items()):
-        target = out_dir / file
-        # A relative path from the store must never escape the chosen folder.
-        if not target.resolve().is_relative_to(out_dir.resolve()):
-            raise ValueError(f"refusing to write outside {out_dir}: {file}")
-        write_jsonl(records, target)
-        written.append(target)
+    # Files outside this corpus stay: the staging folder starts as hard links to them
+    # (write_jsonl replaces by rename, so the live files are never written in place).
+    with staged_folder(out_dir, clone="link") as staging:
+        for file, records in sorted(by_file.items()):
+            target = staging / file
+            # A relative path from the store must never escape the chosen folder.
+            if not target.resolve().is_relative_to(staging.resolve()):
+                raise ValueError(f"refusing to write outside {out_dir}: {file}")
+            write_jsonl(records, target)
+            written.append(out_dir / file)
     return written

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.corpus.writer import dump_record
+from core.export.atomic import staged_folder
 from core.export.trajectories import UnknownCorpusError
 from core.labels.model import label_warnings
 from core.store.corpus_repo import CorpusRepository
@@ -80,12 +81,14 @@ def export_labels(store: Store, corpus: str, out_dir: Path | str, reviewer: str 
             line = _original_line(detail.raw_text, data)
         by_file[detail.file].append(line)
     written: list[Path] = []
-    for file, lines in sorted(by_file.items()):
-        target = out / file
-        if not target.resolve().is_relative_to(out.resolve()):
-            raise ValueError(f"refusing to write outside {out}: {file}")
-        _write_lines(lines, target)
-        written.append(target)
+    # One swap for the whole folder (core.export.atomic): never half old, half new labels.
+    with staged_folder(out, clone="link") as staging:
+        for file, lines in sorted(by_file.items()):
+            target = staging / file
+            if not target.resolve().is_relative_to(staging.resolve()):
+                raise ValueError(f"refusing to write outside {out}: {file}")
+            _write_lines(lines, target)
+            written.append(out / file)
     return LabelExportSummary(corpus, tuple(written), records, replaced, tuple(warnings))
 
 

@@ -27,7 +27,7 @@ def population(store: Store, run_id: int, rule_kinds: Sequence[str] | None = Non
         kinds_sql = " AND r.kind IN (" + ",".join(f":k{i}" for i in range(len(rule_kinds))) + ")"
         params.update({f"k{i}": k for i, k in enumerate(rule_kinds)})
     items: list[PopulationItem] = []
-    with store.session() as session:
+    with store.read_session() as session:
         results = session.execute(
             sql(
                 """SELECT rr.id, rr.verdict, r.origin, rv.version, rv.trigger, rv.directive, c.name AS corpus

@@ -80,7 +80,7 @@ class AgreementRepository:
         return population(self._store, run_id, rule_kinds, by_corpus)
 
     def run_identity(self, run_id: int) -> dict[str, Any] | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 sql("SELECT id, profile, config_hash, corpus_hash, status FROM replay_run WHERE id = :run"), {"run": run_id}
             ).mappings().first()
@@ -125,7 +125,7 @@ class AgreementRepository:
             return _session_info(row)
 
     def sessions(self, run_id: int | None = None) -> list[SessionInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(AgreementSessionRow).order_by(AgreementSessionRow.id)
             if run_id is not None:
                 query = query.where(AgreementSessionRow.run_id == run_id)
@@ -133,7 +133,7 @@ class AgreementRepository:
 
     def sessions_like_run(self, config_hash: str, corpus_hash: str) -> list[SessionInfo]:
         """Sessions made on any run with the same configuration and corpus (same replay answers)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(AgreementSessionRow).where(
                     AgreementSessionRow.run_config_hash == config_hash, AgreementSessionRow.run_corpus_hash == corpus_hash
@@ -143,7 +143,7 @@ class AgreementRepository:
 
     def session(self, ref: int | str) -> SessionInfo:
         """A session by id, or by uid (or a unique uid prefix)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = None
             if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
                 row = session.get(AgreementSessionRow, int(ref))
@@ -164,7 +164,7 @@ class AgreementRepository:
             return [_item_record(r) for r in rows]
 
     def item_id(self, session_id: int, ordinal: int) -> int | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(AgreementItemRow.id).where(AgreementItemRow.session_id == session_id, AgreementItemRow.ordinal == ordinal)
             ).first()
@@ -172,7 +172,7 @@ class AgreementRepository:
 
     def next_item(self, session_id: int, reviewer: str) -> BlindItem | None:
         """The first item (by ordinal) this reviewer has not judged; None when they are done."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(AgreementItemRow)
                 .where(AgreementItemRow.session_id == session_id)
@@ -186,7 +186,7 @@ class AgreementRepository:
             return None if row is None else self._blind(session, row)
 
     def blind_item(self, item_id: int) -> BlindItem:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.get(AgreementItemRow, item_id)
             if row is None:
                 raise LookupError(f"no agreement item #{item_id}")
@@ -279,7 +279,7 @@ class AgreementRepository:
                           _revealed(session, item))
 
     def progress(self, session_id: int, reviewer: str) -> Progress:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return _progress(session, session_id, reviewer)
 
     def judgements(self, session_id: int | None = None, reviewer: str | None = None) -> list[Judgement]:

@@ -63,17 +63,17 @@ class CorpusRepository:
 
     def corpus_ids(self) -> dict[str, int]:
         """Name -> id for every corpus (one cheap query; no counts)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return {str(name): int(cid) for cid, name in session.execute(select(CorpusRow.id, CorpusRow.name)).all()}
 
     def role_of(self, name: str) -> tuple[str, str] | None:
         """(role, how it was decided) of one corpus, or None if there is no such corpus."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(select(CorpusRow).where(CorpusRow.name == name)).first()
             return (row.role, row.role_source) if row else None
 
     def list_corpora(self) -> list[CorpusInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             traj_counts = dict(
                 session.execute(
                     select(TrajectoryRow.corpus_id, func.count()).group_by(TrajectoryRow.corpus_id)
@@ -97,7 +97,7 @@ class CorpusRepository:
 
     # -- files -------------------------------------------------------------------------
     def file_hash(self, corpus_id: int, path: str) -> str | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(SourceFileRow).where(SourceFileRow.corpus_id == corpus_id, SourceFileRow.path == path)
             ).first()
@@ -120,8 +120,14 @@ class CorpusRepository:
             assert row.id is not None
             return row.id
 
-    def file_id(self, corpus_id: int, path: str) -> int | None:
+    def set_file_hash(self, file_id: int, content_hash: str) -> None:
         with self._store.session() as session:
+            session.execute(
+                update(SourceFileRow).where(col(SourceFileRow.id) == file_id).values(content_hash=content_hash)
+            )
+
+    def file_id(self, corpus_id: int, path: str) -> int | None:
+        with self._store.read_session() as session:
             row = session.exec(
                 select(SourceFileRow).where(SourceFileRow.corpus_id == corpus_id, SourceFileRow.path == path)
             ).first()
@@ -129,7 +135,7 @@ class CorpusRepository:
 
     # -- trajectories: writes ----------------------------------------------------------
     def records_of_file(self, file_id: int) -> list[StoredRecordKey]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 select(TrajectoryRow.id, TrajectoryRow.line, TrajectoryRow.trajectory_id, TrajectoryRow.content_hash)
                 .where(TrajectoryRow.file_id == file_id)
@@ -143,9 +149,18 @@ class CorpusRepository:
         inserts: Sequence[dict[str, Any]],
         updates: Sequence[tuple[int, dict[str, Any]]],
         removals: Iterable[int],
+        content_hash: str | None = None,
     ) -> None:
-        """Reconcile one file in a single transaction, so a file is never half-imported."""
+        """Reconcile one file in a single transaction, so a file is never half-imported.
+
+        ``content_hash`` is the file's new hash, committed with its records: a file whose
+        hash is stored is a file whose records are stored (see ``core.importing``).
+        """
         with self._store.session() as session:
+            if content_hash is not None:
+                session.execute(
+                    update(SourceFileRow).where(col(SourceFileRow.id) == file_id).values(content_hash=content_hash)
+                )
             removal_ids = list(removals)
             if removal_ids:
                 # Free the (file, line) slots first: updated records may move onto them.
@@ -161,7 +176,7 @@ class CorpusRepository:
 
     # -- trajectories: reads -----------------------------------------------------------
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
             query = _apply_filter(query, flt or TrajectoryFilter())
             return int(session.execute(query).scalar_one())
@@ -176,7 +191,7 @@ class CorpusRepository:
             "failure_class": TrajectoryRow.failure_class, "expected_rule": TrajectoryRow.expected_rule,
         }
         sort_column = col(columns.get(order_by, TrajectoryRow.id))
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
@@ -197,7 +212,7 @@ class CorpusRepository:
         return details[0] if details else None
 
     def get_trajectories(self, ids: Sequence[int] | None = None, corpus: str | None = None) -> list[TrajectoryDetail]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = (
                 select(TrajectoryRow, CorpusRow.name, SourceFileRow.path)
                 .join(CorpusRow, col(CorpusRow.id) == col(TrajectoryRow.corpus_id))
@@ -215,7 +230,7 @@ class CorpusRepository:
         return [(d.file, d.record) for d in self.get_trajectories(corpus=corpus)]
 
     def domains(self) -> list[str]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 select(TrajectoryRow.domain).where(col(TrajectoryRow.domain).is_not(None)).distinct()
             ).all()

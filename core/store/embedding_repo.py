@@ -21,7 +21,7 @@ class EmbeddingCacheRepository:
         found: dict[str, np.ndarray] = {}
         if not text_hashes:
             return found
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT text_hash, dim, vector FROM embedding WHERE model_id = :model "
                      "AND text_hash IN (SELECT value FROM json_each(:hashes))"),
@@ -50,7 +50,7 @@ class EmbeddingCacheRepository:
             )
 
     def count(self, model_id: str | None = None) -> int:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             if model_id is None:
                 return int(session.execute(text("SELECT count(*) FROM embedding")).scalar_one())
             return int(

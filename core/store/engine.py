@@ -2,6 +2,16 @@
 
 Every connection gets WAL journaling, ``foreign_keys=ON`` and a busy timeout (a connect
 listener, so no connection can miss them). Migrations run once when the store opens.
+
+Why sessions begin with ``BEGIN IMMEDIATE``: a deferred transaction that reads and then
+writes cannot wait for another writer (SQLite answers ``SQLITE_BUSY`` at once, the busy
+timeout never applies, because waiting could deadlock), so two processes writing at the
+same time failed ~40 % of their actions. Taking the write lock up front makes a second
+writer wait its turn instead. Pure reads use :meth:`Store.read_session`, which stays
+deferred so it never waits for a writer (WAL readers see the last commit).
+
+Before anything is written, the file is checked read-only (``core.store.store_file``):
+only an empty file or a Workbench store (its ``application_id``) is opened.
 """
 
 from __future__ import annotations
@@ -19,12 +29,28 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session, create_engine
 
 from core.store.migrations import LATEST_VERSION, StoreTooNewError, current_version, migrate
+from core.store.run_owner import close_dead_runs, current_owner
+from core.store.store_file import (
+    APPLICATION_ID,
+    StoreCorruptError,
+    StoreOpenError,
+    StoreReadOnlyError,
+    inspect_store_file,
+)
 
-BUSY_TIMEOUT_MS = 5000
+__all__ = [
+    "BUSY_TIMEOUT_MS", "Store", "StoreCorruptError", "StoreLockedError", "StoreOpenError", "StoreReadOnlyError",
+    "StoreTooNewError", "check_store_version", "default_store_path", "open_store",
+]
+
+# Long enough for another process's longest unit of work (one imported file, one chunk of
+# replay results) to finish; short enough that a stuck peer is reported, not waited on forever.
+BUSY_TIMEOUT_MS = 30_000
 APP_NAME = "cauterule-workbench"
+_READ_ONLY = "workbench_read_only"
 
 
-class StoreLockedError(RuntimeError):
+class StoreLockedError(StoreOpenError):
     """Another process holds a write lock on the store for longer than the busy timeout."""
 
 
@@ -42,10 +68,17 @@ def _configure_connection(dbapi_connection: sqlite3.Connection, _record: Any) ->
     cursor.execute("PRAGMA journal_mode = WAL")
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.close()
+    _register_functions(dbapi_connection)
+
+
+def _register_functions(connection: sqlite3.Connection) -> None:
+    # Called by the replay_run trigger (schema step 6) to record which process owns a run.
+    connection.create_function("workbench_run_owner", 0, current_owner)
 
 
 def _begin(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN")
+    read_only = connection.get_execution_options().get(_READ_ONLY, False)
+    connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 class Store:
@@ -54,11 +87,28 @@ class Store:
     def __init__(self, path: Path, engine: Engine) -> None:
         self.path = path
         self.engine = engine
+        self._read_engine = engine.execution_options(**{_READ_ONLY: True})
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A short unit of work: commits on success, rolls back on error."""
+        """A short unit of work that may write: commits on success, rolls back on error.
+
+        It holds the write lock from its first statement (``BEGIN IMMEDIATE``), so keep it short.
+        """
         with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except Exception:
+                session.rollback()
+                raise
+
+    write_session = session
+
+    @contextmanager
+    def read_session(self) -> Iterator[Session]:
+        """A unit of work that only reads: never waits for writers, sees the last commit."""
+        with Session(self._read_engine, expire_on_commit=False) as session:
             try:
                 yield session
                 session.commit()
@@ -72,9 +122,9 @@ class Store:
 
 def check_store_version(path: Path) -> int:
     """Read the schema version without changing anything (0 for a new or empty file)."""
-    if not path.exists():
+    if not path.exists() or path.is_dir() or path.stat().st_size == 0:
         return 0
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     try:
         return current_version(connection)
     finally:
@@ -82,29 +132,49 @@ def check_store_version(path: Path) -> int:
 
 
 def open_store(path: Path | str | None = None) -> Store:
-    """Open (creating if needed) the store at ``path`` and bring its schema up to date."""
+    """Open (creating if needed) the store at ``path`` and bring its schema up to date.
+
+    Raises :class:`StoreOpenError` (one-line message; the file is left unchanged) or
+    :class:`StoreTooNewError`.
+    """
     store_path = Path(path) if path is not None else default_store_path()
     store_path = store_path.expanduser()
-    if check_store_version(store_path) > LATEST_VERSION:
+    application_id, version = inspect_store_file(store_path)
+    if version > LATEST_VERSION:
         raise StoreTooNewError(
-            f"{store_path} has schema version {check_store_version(store_path)}, newer than "
+            f"{store_path} has schema version {version}, newer than "
             f"this Workbench ({LATEST_VERSION}); nothing was changed"
         )
-    store_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        store_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreReadOnlyError(f"{store_path.parent} cannot be created: {error.strerror or error}") from error
     # NullPool: a connection per session, so no connection is shared across threads.
     engine = create_engine(f"sqlite:///{store_path}", poolclass=NullPool)
     event.listen(engine, "connect", _configure_connection)
     event.listen(engine, "begin", _begin)
-    raw = sqlite3.connect(store_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
+        raw = sqlite3.connect(store_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as error:
+        raise StoreOpenError(f"{store_path} cannot be opened: {error}") from error
+    try:
+        _register_functions(raw)
         raw.execute("PRAGMA journal_mode = WAL")
         raw.execute("PRAGMA foreign_keys = ON")
-        try:
-            migrate(raw)
-        except sqlite3.OperationalError as error:
-            if "locked" in str(error):
-                raise StoreLockedError(f"{store_path} is locked by another process") from error
-            raise
+        migrate(raw)
+        if application_id != APPLICATION_ID:
+            # A new file, or a store from before the mark: mark it as ours.
+            raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        close_dead_runs(raw)
+    except sqlite3.OperationalError as error:
+        message = str(error)
+        if "locked" in message or "busy" in message:
+            raise StoreLockedError(f"{store_path} is locked by another process") from error
+        if "readonly" in message or "read-only" in message:
+            raise StoreReadOnlyError(f"{store_path} is read-only ({message})") from error
+        raise StoreOpenError(f"{store_path} cannot be opened: {message}") from error
+    except sqlite3.DatabaseError as error:
+        raise StoreCorruptError(f"{store_path} is a damaged SQLite database ({error})") from error
     finally:
         raw.close()
     return Store(store_path, engine)

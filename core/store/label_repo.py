@@ -74,7 +74,7 @@ class LabelRepository:
 
     # -- trajectory keys -----------------------------------------------------------------
     def key_of(self, trajectory_pk: int) -> TrajectoryKey:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return self._key(session, trajectory_pk)
 
     def _key(self, session: Session, trajectory_pk: int) -> TrajectoryKey:
@@ -89,7 +89,7 @@ class LabelRepository:
         Exact (corpus, file, line, id, content hash) first; then the same record moved to
         another line of the same file; never a record whose content differs.
         """
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 sql(_KEY_SQL + " WHERE c.name = :corpus AND f.path = :file AND t.trajectory_id = :tid"
                     " AND t.content_hash = :hash ORDER BY t.line"),
@@ -167,7 +167,7 @@ class LabelRepository:
         self, corpus: str | None = None, reviewer: str | None = None, trajectory_pks: Sequence[int] | None = None,
         include_orphans: bool = False,
     ) -> list[Label]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(LabelRow).order_by(LabelRow.corpus, LabelRow.file, LabelRow.line, LabelRow.reviewer)
             if corpus is not None:
                 query = query.where(LabelRow.corpus == corpus)
@@ -192,12 +192,12 @@ class LabelRepository:
         return found
 
     def reviewers(self) -> list[str]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(sql("SELECT DISTINCT reviewer FROM label ORDER BY reviewer")).all()
             return [str(r[0]) for r in rows]
 
     def history(self, label_id: int) -> list[LabelHistoryEntry]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(LabelHistoryRow).where(LabelHistoryRow.label_id == label_id).order_by(LabelHistoryRow.id)
             ).all()
@@ -254,7 +254,7 @@ class LabelRepository:
     # -- labelling queue ------------------------------------------------------------------
     def queue(self, reviewer: str, flt: LabelFilter | None = None, offset: int = 0, limit: int = 200) -> list[LabelQueueRow]:
         query, params = self._queue_sql(reviewer, flt or LabelFilter())
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 sql(query + " ORDER BY c.name, f.path, t.line LIMIT :limit OFFSET :offset"),
                 dict(params, limit=limit, offset=offset),
@@ -276,7 +276,7 @@ class LabelRepository:
 
     def count_queue(self, reviewer: str, flt: LabelFilter | None = None) -> int:
         query, params = self._queue_sql(reviewer, flt or LabelFilter())
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return int(session.execute(sql(f"SELECT count(*) FROM ({query})"), params).scalar_one())
 
     @staticmethod
@@ -373,7 +373,7 @@ class LabelRepository:
 
     def adjudications(self, trajectory_pk: int | None = None, corpus: str | None = None) -> list[Adjudication]:
         """Every adjudication, oldest first (the last one per trajectory is in force)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(AdjudicationRow).order_by(AdjudicationRow.created_at, AdjudicationRow.id)
             if trajectory_pk is not None:
                 query = query.where(AdjudicationRow.trajectory_pk == trajectory_pk)
@@ -382,7 +382,7 @@ class LabelRepository:
             return [_adjudication(r) for r in session.exec(query).all()]
 
     def current_adjudication(self, trajectory_pk: int) -> Adjudication | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = _current_adjudication(session, trajectory_pk)
             return None if row is None else _adjudication(row)
 

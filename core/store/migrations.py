@@ -256,10 +256,11 @@ _REVIEW = Migration(
 from core.store.migrations_labels import LABELS  # noqa: E402
 from core.store.migrations_agreement import AGREEMENT_QUESTIONS  # noqa: E402
 from core.store.migrations_promotion import PROMOTION  # noqa: E402
+from core.store.migrations_reliability import RELIABILITY  # noqa: E402
 from core.store.migrations_scale import SCALE_INDEXES  # noqa: E402
 
 MIGRATIONS: tuple[Migration, ...] = (
-    _FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION, AGREEMENT_QUESTIONS, SCALE_INDEXES,
+    _FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION, RELIABILITY, AGREEMENT_QUESTIONS, SCALE_INDEXES,
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -109,12 +109,12 @@ class PromotionRepository:
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, standing_id: str) -> Promotion | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.exec(select(PromotionRow).where(PromotionRow.standing_id == standing_id)).first()
             return None if row is None else _promotion(row)
 
     def list(self, statuses: Sequence[str] | None = None, rule_id: int | None = None) -> list[Promotion]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(PromotionRow)
             if statuses is not None:
                 query = query.where(col(PromotionRow.status).in_(list(statuses)))
@@ -175,7 +175,7 @@ class PromotionRepository:
         found: dict[int, dict[str, list[tuple[int, str, str]]]] = {int(r): {} for r in result_ids}
         if not result_ids:
             return found
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     "SELECT o.result_id, o.bucket, t.id, t.trajectory_id, c.name FROM replay_outcome o "
@@ -190,7 +190,7 @@ class PromotionRepository:
 
     def unreviewed_broken_any(self, result_id: int) -> list[str]:
         """Broken trajectories of a result that no reviewer has opened or waived."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
@@ -206,12 +206,12 @@ class PromotionRepository:
             return [str(r[0]) for r in rows]
 
     def waivers(self, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return waivers_in(session, result_id, reviewer)
 
     def run_mark_counts(self, run_id: int) -> MarkCounts:
         """Human-vs-replay marks on a run's results: the latest mark per (reviewer, result, item)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """SELECT m.reviewer, m.result_id, m.trajectory_pk, m.mark FROM agreement_mark m
@@ -227,7 +227,7 @@ class PromotionRepository:
 
     def rule_data(self, rule_id: int) -> dict[str, Any]:
         """The mapping a rule was imported from (``rule.data_json``), or {} if none/unreadable."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.get(RuleRow, rule_id)
             raw = None if row is None else row.data_json
         try:

@@ -250,7 +250,7 @@ class ReplayRepository:
                 row.semantic_state = semantic_state
 
     def runs(self) -> list[RunInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             counts = dict(
                 session.execute(text("SELECT run_id, count(*) FROM replay_result GROUP BY run_id")).all()
             )
@@ -264,7 +264,7 @@ class ReplayRepository:
         return next((r for r in self.runs() if r.status == "complete"), None)
 
     def results(self, run_id: int) -> list[StoredResult]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
@@ -286,7 +286,7 @@ class ReplayRepository:
         if bucket is not None:
             query += " AND o.bucket = :bucket"
             params["bucket"] = bucket
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(text(query + " ORDER BY o.score DESC, t.id"), params).mappings().all()
             return [outcome_from_row(self._store, r) for r in rows]
 

@@ -142,11 +142,11 @@ class ReviewRepository:
             return _decision(target)
 
     def current(self, rule_id: int) -> Decision | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return _effective(session, rule_id)
 
     def current_all(self) -> dict[int, Decision]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(select(DecisionRow).order_by(DecisionRow.id)).all()
         undone = {r.undoes_id for r in rows if r.undoes_id is not None}
         effective: dict[int, Decision] = {}
@@ -180,11 +180,11 @@ class ReviewRepository:
 
     def unreviewed_broken(self, reviewer: str, result_id: int) -> list[str]:
         """Trajectory ids of broken evidence this reviewer has neither opened nor waived."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return unreviewed_broken_in(session, reviewer, result_id)
 
     def viewed(self, reviewer: str, result_id: int) -> set[int]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(EvidenceViewRow.trajectory_pk).where(
                     EvidenceViewRow.reviewer == reviewer, EvidenceViewRow.result_id == result_id
@@ -214,7 +214,7 @@ class ReviewRepository:
 
     def marks(self, reviewer: str | None = None, blinded: bool | None = None) -> list[Mark]:
         """The latest mark per (reviewer, result, trajectory): a changed mind replaces, not adds."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(AgreementMarkRow).order_by(AgreementMarkRow.id)
             if reviewer is not None:
                 query = query.where(AgreementMarkRow.reviewer == reviewer)
@@ -231,7 +231,7 @@ class ReviewRepository:
 
     # -- audit -------------------------------------------------------------------------
     def audit(self, target_kind: str | None = None, target_id: str | int | None = None) -> list[AuditEvent]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(AuditEventRow).order_by(AuditEventRow.id)
             if target_kind is not None:
                 query = query.where(AuditEventRow.target_kind == target_kind)
@@ -250,7 +250,7 @@ class ReviewRepository:
 
     def rule_audit(self, rule_id: int) -> list[AuditEvent]:
         """Everything done to a rule: its decisions, plus marks/waivers on its results."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             result_ids = [
                 str(r[0])
                 for r in session.execute(

@@ -81,6 +81,16 @@ class RuleRepository:
                 _add_version(session, row.id, rule.text, author, note=f"{state} from {rule.origin}")
             return row.id, state
 
+    def origin_owner(self, origin: str) -> tuple[int | None, str | None] | None:
+        """(corpus id, corpus name) of the rule with this origin, or None if there is none."""
+        with self._store.read_session() as session:
+            row = session.execute(
+                select(RuleRow.corpus_id, CorpusRow.name)
+                .outerjoin(CorpusRow, col(CorpusRow.id) == col(RuleRow.corpus_id))
+                .where(RuleRow.origin == origin)
+            ).first()
+            return None if row is None else (row[0], row[1])
+
     def add_version(self, rule_id: int, text: RuleText, author: str, note: str | None = None) -> RuleVersionInfo:
         with self._store.session() as session:
             version = _add_version(session, rule_id, text, author, note)
@@ -91,7 +101,7 @@ class RuleRepository:
         return rules[0] if rules else None
 
     def list_rules(self, ids: Sequence[int] | None = None, kinds: Sequence[str] | None = None) -> list[RuleInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             latest = (
                 select(RuleVersionRow.rule_id, func.max(RuleVersionRow.version).label("v"))
                 .group_by(RuleVersionRow.rule_id)
@@ -114,14 +124,14 @@ class RuleRepository:
             return [_rule_info(r[0], r[1], r[2]) for r in rows]
 
     def versions(self, rule_id: int) -> list[RuleVersionInfo]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(RuleVersionRow.version)
             ).all()
             return [_version_info(r) for r in rows]
 
     def get_version(self, version_id: int) -> RuleVersionInfo | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.get(RuleVersionRow, version_id)
             return _version_info(row) if row else None
 

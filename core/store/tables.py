@@ -239,4 +239,4 @@ class AgreementMarkRow(SQLModel, table=True):
 
 
 # Table classes owned by other modules, registered with the same metadata.
-from core.store import tables_labels, tables_promotion, tables_scale  # noqa: E402,F401
+from core.store import tables_labels, tables_promotion, tables_reliability, tables_scale  # noqa: E402,F401

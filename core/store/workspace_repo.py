@@ -268,14 +268,14 @@ class WorkspaceRepository:
         rows_sql, rows_params = self._query(scope, flt, reviewer, _ROW_COLUMNS)
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
         rows_params.update(limit=int(limit), offset=int(offset))
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             total, unreviewed = session.execute(text(count_sql), count_params).one()
             rows = [_workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
         return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
 
     def count_rules(self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None) -> int:
         sql, params = self._query(scope, flt, reviewer, "count(*)")
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return int(session.execute(text(sql), params).scalar_one())
 
     def list_rules(
@@ -287,13 +287,13 @@ class WorkspaceRepository:
         sql, params = self._query(scope, flt, reviewer, _ROW_COLUMNS)
         sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
         params.update(limit=int(limit), offset=int(offset))
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return [_workspace_rule(r) for r in session.execute(text(sql), params).mappings().all()]
 
     def rule_row(self, scope: WorkspaceScope, rule_id: int, reviewer: str | None = None) -> WorkspaceRule | None:
         sql, params = self._query(scope, WorkspaceFilter(), reviewer, _ROW_COLUMNS, ["w.rule_id = :one_rule"])
         params["one_rule"] = rule_id
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(text(sql), params).mappings().first()
             return _workspace_rule(row) if row is not None else None
 
@@ -302,7 +302,7 @@ class WorkspaceRepository:
         params: dict[str, Any] = {}
         cte = _results_cte(scope, params)
         out: dict[str, list[str]] = {}
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             for key, column in (("verdict", "verdict"), ("reason", "reason"), ("domain", "rule_domain"),
                                 ("corpus", "rule_corpus")):
                 rows = session.execute(
@@ -314,12 +314,12 @@ class WorkspaceRepository:
         return out
 
     def has_results(self) -> bool:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             return session.execute(text("SELECT 1 FROM replay_result LIMIT 1")).first() is not None
 
     def run_id_for_scope(self, scope_label: str) -> int | None:
         """The newest run started with this scope label (the window labels its runs uniquely)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 text("SELECT id FROM replay_run WHERE scope = :s ORDER BY id DESC LIMIT 1"), {"s": scope_label}
             ).first()
@@ -327,7 +327,7 @@ class WorkspaceRepository:
 
     # -- one result and its evidence ---------------------------------------------------
     def result(self, result_id: int) -> StoredResult | None:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 text(
                     """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
@@ -342,7 +342,7 @@ class WorkspaceRepository:
             return _stored_result(row) if row is not None else None
 
     def evidence_bundle(self, result_id: int, reviewer: str | None) -> EvidenceBundle:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 text(
                     """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
@@ -390,7 +390,7 @@ class WorkspaceRepository:
 
     def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
         """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res ORDER BY id"),
                 {"r": reviewer, "res": result_id},
@@ -399,7 +399,7 @@ class WorkspaceRepository:
 
     def evidence_marks(self, reviewer: str, result_id: int) -> dict[int | None, str]:
         """The reviewer's newest mark per trajectory of a result (None = the verdict)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
                      "ORDER BY id"),
@@ -410,7 +410,7 @@ class WorkspaceRepository:
     # -- what if: the previous result and bucket moves ---------------------------------
     def previous_version_result(self, rule_id: int, before_version: int) -> int | None:
         """The newest complete result of the rule's newest version older than ``before_version``."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 text(
                     """SELECT rr.id FROM replay_result rr
@@ -425,7 +425,7 @@ class WorkspaceRepository:
 
     def bucket_moves(self, before_result_id: int, after_result_id: int) -> list[BucketMove]:
         """Trajectories whose bucket differs between two results (absent = no effect)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     """WITH a AS (SELECT trajectory_pk, bucket FROM replay_outcome WHERE result_id = :a),
@@ -475,14 +475,14 @@ class WorkspaceRepository:
 
     def rule_corpora(self) -> list[str]:
         """Corpora that hold rules (the "replay a corpus" choices)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT DISTINCT c.name FROM rule r JOIN corpus c ON c.id = r.corpus_id ORDER BY c.name")
             ).all()
             return [str(r[0]) for r in rows]
 
     def rule_ids_in_corpus(self, corpus: str) -> list[int]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT r.id FROM rule r JOIN corpus c ON c.id = r.corpus_id WHERE c.name = :c ORDER BY r.id"),
                 {"c": corpus},

@@ -11,6 +11,7 @@ import pytest
 
 from core.importing import import_paths
 from core.metrics.ruler.model import MissingFloorError
+from core.plain import markdown_text
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
 from core.reporting import build_report, metrics_from_report, report_markdown, write_report
@@ -91,7 +92,7 @@ def test_markdown_numbers_equal_the_json(written: Path) -> None:
     assert f"| {_fmt(row['rate_floor']['value'])} |" in line
     # Every number in the ruler table comes from the JSON.
     for m in report["ruler"]["metrics"]:
-        assert f"| {m['label']} | {_fmt(m['value'])} | {_fmt(m['floor']['value'])} | " \
+        assert f"| {markdown_text(m['label'])} | {_fmt(m['value'])} | {_fmt(m['floor']['value'])} | " \
                f"{m['canaries']['passed']}/{m['canaries']['total']} |" in markdown
 
 

@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 import core.store.tables  # noqa: F401  (registers the table classes)
 from core.store.engine import check_store_version, open_store
 from core.store.migrations import LATEST_VERSION, Migration, StoreTooNewError, migrate
+from core.store.store_file import APPLICATION_ID
 
 
 def test_new_store_is_at_latest_version(tmp_path: Path) -> None:
@@ -33,6 +34,7 @@ def test_store_from_newer_version_is_refused_and_left_unchanged(tmp_path: Path) 
     path = tmp_path / "future.sqlite"
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE keep (x)")
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a future Workbench's store
     connection.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
     connection.commit()
     connection.close()

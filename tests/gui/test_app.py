@@ -36,6 +36,7 @@ def test_first_start_never_imports_the_demo_into_the_store(qapp: Any, tmp_path: 
 def test_store_too_new_exits_1_with_a_message(qapp: Any, tmp_path: Path, capsys: Any) -> None:
     store = tmp_path / "future.sqlite"
     connection = sqlite3.connect(store)
+    connection.execute("PRAGMA application_id = 1129469762")  # the Workbench's mark, from a future version
     connection.execute("PRAGMA user_version = 9999")
     connection.close()
     png = tmp_path / "never.png"

@@ -1,0 +1,173 @@
+"""Reliability drills of issue 11, at full size (minutes). Prints the figures quoted in
+docs/reliability.md.
+
+    PYTHONPATH=. python benchmarks/drills.py [--kills 100] [--actions 1000] [--replays 6]
+                                             [--fuzz 100000] [--fuzz-minutes 30]
+
+Drills: two writer processes × N actions; one writer beside R replay processes; K SIGKILLs
+during import (each followed by a re-import) and K during each export kind; hypothesis
+fuzzing of the JSONL and YAML readers (and whole imports into a real store) until the
+example count or the time budget is reached; every bad store variant through the CLI with
+its sha256 checked. Exit code 0 only if every acceptance figure holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.drills.bad_stores import VARIANTS, fingerprint  # noqa: E402
+from tests.drills.fuzz import FuzzStats, fuzz_import, fuzz_jsonl, fuzz_yaml  # noqa: E402
+from tests.drills.kills import (  # noqa: E402
+    EXPORT_KINDS,
+    env,
+    export_kill_drill,
+    import_kill_drill,
+    two_writers,
+    writer_beside_replays,
+)
+from tests.drills.stores import build_store  # noqa: E402
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def peak_mb() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def fuzz_until(kind: str, target: int, deadline: float, call: object) -> FuzzStats:
+    """Run ``call(batch, seed)`` in batches until ``target`` examples or the deadline."""
+    total = FuzzStats()
+    seed = 0
+    while total.examples < target and time.monotonic() < deadline:
+        batch = min(2000, target - total.examples)
+        stats = call(batch, seed)  # type: ignore[operator]
+        seed += 1
+        total.examples += stats.examples
+        total.issues += stats.issues
+        total.records += stats.records
+        total.crashes += stats.crashes
+        total.malformed_issues += stats.malformed_issues
+        total.slowest_s = max(total.slowest_s, stats.slowest_s)
+    say(f"fuzz {kind}: {total.examples:,} examples, {total.records:,} records read, {total.issues:,} issues, "
+        f"{len(total.crashes)} crashes, {len(total.malformed_issues)} issues without file/reason, "
+        f"slowest example {total.slowest_s:.2f} s")
+    for crash in total.crashes[:5]:
+        say(f"  crash: {crash}")
+    return total
+
+
+def bad_stores(work: Path) -> bool:
+    ok = True
+    for name, make in VARIANTS.items():
+        folder = work / f"bad-{name.replace(' ', '-')}"
+        folder.mkdir()
+        path = folder / "store.sqlite"
+        make(path)
+        before = fingerprint(path)
+        proc = subprocess.run([sys.executable, "-m", "core.cli", "corpora", "--store", str(path)],
+                              capture_output=True, text=True, env=env())
+        same = fingerprint(path) == before
+        one_line = proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        ok &= proc.returncode == 2 and same and one_line
+        say(f"bad store {name}: exit {proc.returncode}, sha256 {'unchanged' if same else 'CHANGED'}, "
+            f"message: {proc.stderr.strip()[:160].replace(str(path), '<path>')}")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--actions", type=int, default=1000)
+    parser.add_argument("--replays", type=int, default=6)
+    parser.add_argument("--fuzz", type=int, default=100_000, help="reader examples (half JSONL, half YAML)")
+    parser.add_argument("--fuzz-imports", type=int, default=1000, help="whole-import examples into a real store")
+    parser.add_argument("--fuzz-minutes", type=float, default=30.0, help="time budget for all fuzzing")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="cauterule-drills-") as tmp:
+        work = Path(tmp)
+        stores = {}
+        for name in ("A", "B"):
+            build_store(work / f"{name}.sqlite", work / f"corpus-{name}", name, n=300)
+            stores[name] = work / f"{name}.sqlite"
+        say(f"# drills ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}), kills {args.kills}, "
+            f"actions {args.actions}, replays {args.replays}")
+
+        ok &= bad_stores(work)
+
+        store = work / "writers.sqlite"
+        store.write_bytes(stores["A"].read_bytes())
+        t = time.perf_counter()
+        stored, errors, first = two_writers(store, args.actions)
+        say(f"two writers × {args.actions:,}: {stored:,} / {2 * args.actions:,} stored, {errors} errors "
+            f"({time.perf_counter() - t:.1f} s){' ' + first[0] if first else ''}")
+        ok &= stored == 2 * args.actions and errors == 0
+        beside = writer_beside_replays(store, args.actions, args.replays)
+        say(f"writer × {args.actions:,} beside {args.replays} replays: {beside.stored:,} / {args.actions:,} stored, "
+            f"{beside.errors} errors, {beside.replay_failures} replays failed, {beside.left_running} runs left "
+            f"'running' ({beside.seconds:.1f} s)")
+        ok &= beside.stored == args.actions and beside.errors == 0 and beside.replay_failures == 0
+        ok &= beside.left_running == 0
+
+        t = time.perf_counter()
+        imports = import_kill_drill(work / "import.sqlite", work / "import-corpus", args.kills, n=600)
+        say(f"import: {imports.kills} SIGKILLs, every record present after the re-import "
+            f"{imports.complete_after_reimport} / {imports.kills} times ({time.perf_counter() - t:.1f} s)")
+        for problem in imports.problems[:5]:
+            say(f"  {problem}")
+        ok &= imports.complete_after_reimport == imports.kills
+
+        for kind in EXPORT_KINDS:
+            t = time.perf_counter()
+            folder = work / f"export-{kind.split()[0]}"
+            folder.mkdir()
+            drill = export_kill_drill(kind, stores, folder, args.kills)
+            say(f"{kind}: {drill.kills} SIGKILLs: old or new complete export {drill.old_or_new}, none yet "
+                f"{drill.absent}, mixed {drill.mixed}; later exports completed {drill.completed_after + 1}, "
+                f"refused {drill.refused_after}; leftovers {drill.leftovers} ({time.perf_counter() - t:.1f} s)")
+            for problem in drill.problems[:5]:
+                say(f"  {problem}")
+            ok &= drill.mixed == 0 and drill.refused_after == 0 and drill.leftovers == 0
+
+        deadline = time.monotonic() + args.fuzz_minutes * 60
+        import_deadline = time.monotonic() + args.fuzz_minutes * 60 * 0.15
+        fuzzed = [fuzz_until("import (real store)", args.fuzz_imports, import_deadline,
+                             lambda n, seed: fuzz_import(work / f"fuzz-{seed}.sqlite", _fresh(work, seed), n, seed))]
+        half = args.fuzz // 2
+        jsonl_deadline = time.monotonic() + (deadline - time.monotonic()) / 2
+        fuzzed.append(fuzz_until("JSONL reader", half, jsonl_deadline, fuzz_jsonl))
+        fuzzed.append(fuzz_until("YAML reader", args.fuzz - half, deadline, fuzz_yaml))
+        total = sum(s.examples for s in fuzzed)
+        say(f"fuzz total: {total:,} generated inputs, {sum(len(s.crashes) for s in fuzzed)} crashes, "
+            f"slowest {max(s.slowest_s for s in fuzzed):.2f} s")
+        ok &= all(not s.crashes and not s.malformed_issues and s.slowest_s < 10 for s in fuzzed)
+
+    own, children = peak_mb()
+    say(f"peak memory: drill process {own:.0f} MB, largest child process {children:.0f} MB")
+    ok &= own < 1024 and children < 1024
+    say(f"all drills {'PASSED' if ok else 'FAILED'} in {(time.perf_counter() - started) / 60:.1f} min")
+    return 0 if ok else 1
+
+
+def _fresh(work: Path, seed: int) -> Path:
+    folder = work / f"fuzz-files-{seed}"
+    folder.mkdir()
+    return folder
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Checking a file before the Workbench treats it as its store, without changing a byte.
+
+A store is one SQLite file carrying the Workbench's ``application_id``. Anything else is
+refused with one line saying what it is: a folder, a file that is not SQLite (random bytes,
+text), a truncated or corrupted database, another application's database, a read-only
+location. All checks read only (``mode=ro``), so a refused file keeps its sha256.
+
+Stores made before the mark existed (``application_id`` 0, ``user_version`` 1..5, the
+Workbench's own tables) are recognised by their schema and get the mark when they open.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+# "CRWB": CauterRule Workbench, in SQLite's application_id header field (offset 68).
+APPLICATION_ID = 0x43525742
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# Tables every Workbench store has had since schema step 1.
+WORKBENCH_TABLES = frozenset({"corpus", "source_file", "trajectory", "rule", "rule_version", "import_report"})
+
+
+class StoreOpenError(RuntimeError):
+    """A store file cannot be opened; the message is one line a user can act on."""
+
+
+class NotAStoreError(StoreOpenError):
+    """The file is not a Workbench store (not SQLite, or another application's database)."""
+
+
+class StoreCorruptError(StoreOpenError):
+    """The file is a SQLite database that is truncated or damaged."""
+
+
+class StoreReadOnlyError(StoreOpenError):
+    """The store (or its folder) cannot be written: a read-only file, folder or mount."""
+
+
+def inspect_store_file(path: Path) -> tuple[int, int]:
+    """Check ``path`` read-only; return (application_id, user_version), (0, 0) if new or empty.
+
+    Raises a :class:`StoreOpenError` subclass saying what is wrong, before anything is written.
+    """
+    if not os.path.lexists(path):
+        _check_writable_folder(path.parent if path.parent.exists() else _existing_ancestor(path))
+        return 0, 0
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise StoreOpenError(f"{path} cannot be read: {error.strerror or error}") from error
+    if stat.S_ISDIR(info.st_mode):
+        raise NotAStoreError(f"{path} is a folder, not a store file")
+    if not stat.S_ISREG(info.st_mode):
+        raise NotAStoreError(f"{path} is not a regular file (a device, pipe or socket), not a store")
+    if info.st_size == 0:
+        _check_writable(path)
+        return 0, 0
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError as error:
+        raise StoreOpenError(f"{path} cannot be read: {error.strerror or error}") from error
+    if not header.startswith(SQLITE_MAGIC):
+        raise NotAStoreError(f"{path} is not a Workbench store (not a SQLite database); nothing was changed")
+    if len(header) < 100:
+        raise StoreCorruptError(f"{path} is a truncated SQLite database; nothing was changed")
+    # Before SQLite reads it: a WAL database on a read-only mount cannot even be read
+    # without its -shm file, and "unable to open" must not be mistaken for damage.
+    _check_writable(path)
+    application_id, user_version, tables = _read_schema(path)
+    if application_id != APPLICATION_ID and not _is_unmarked_store(application_id, user_version, tables):
+        what = "an empty SQLite database with settings" if not tables else "another application's SQLite database"
+        raise NotAStoreError(
+            f"{path} is {what}, not a Workbench store; it was not opened and nothing was changed"
+        )
+    return application_id, user_version
+
+
+def _is_unmarked_store(application_id: int, user_version: int, tables: set[str]) -> bool:
+    if application_id != 0:
+        return False
+    if not tables and user_version == 0:
+        return True  # a blank database: nothing to lose, becomes a store
+    return user_version >= 1 and WORKBENCH_TABLES <= tables
+
+
+def _read_schema(path: Path) -> tuple[int, int, set[str]]:
+    # Read-only URI: opening cannot create, convert or journal anything.
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=5)
+    except sqlite3.Error as error:
+        raise StoreCorruptError(f"{path} cannot be opened as a SQLite database ({error}); nothing was changed") from error
+    try:
+        application_id = int(connection.execute("PRAGMA application_id").fetchone()[0])
+        user_version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+        tables = {str(r[0]) for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # quick_check reads every page: truncation and damaged pages are found now, before
+        # any write could make them worse, not halfway through an import.
+        problems = [str(r[0]) for r in connection.execute("PRAGMA quick_check(3)")]
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            from core.store.engine import StoreLockedError
+
+            raise StoreLockedError(f"{path} is locked by another process") from error
+        raise StoreCorruptError(f"{path} cannot be read as a SQLite database ({error}); nothing was changed") from error
+    except sqlite3.DatabaseError as error:
+        raise StoreCorruptError(f"{path} is a damaged SQLite database ({error}); nothing was changed") from error
+    finally:
+        connection.close()
+    if problems != ["ok"]:
+        raise StoreCorruptError(
+            f"{path} is a damaged SQLite database (integrity check: {problems[0]}); nothing was changed"
+        )
+    return application_id, user_version, tables
+
+
+def _existing_ancestor(path: Path) -> Path:
+    for parent in path.absolute().parents:
+        if parent.exists():
+            return parent
+    return Path("/")
+
+
+def _check_writable_folder(folder: Path) -> None:
+    if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreReadOnlyError(f"{folder} is read-only: a store cannot be created there")
+
+
+def _check_writable(path: Path) -> None:
+    # WAL needs the -wal and -shm files next to the store, so the folder must be writable too.
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise StoreReadOnlyError(f"{path} is read-only (file permissions or a read-only mount)")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise StoreReadOnlyError(f"{path.parent} is read-only, so the store {path.name} cannot be written")
