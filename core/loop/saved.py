@@ -23,6 +23,6 @@ def save_cross_session(store: Store, result: dict[str, Any]) -> None:
 
 
 def load_cross_session(store: Store) -> dict[str, Any] | None:
-    with store.session() as session:
+    with store.read_session() as session:
         row = session.get(SettingRow, CROSS_SESSION_KEY)
         return None if row is None else dict(json.loads(row.value_json))

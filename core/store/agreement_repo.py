@@ -157,7 +157,7 @@ class AgreementRepository:
     # -- items ------------------------------------------------------------------------------
     def items_with_answers(self, session_id: int) -> list[ItemRecord]:
         """Items WITH replay's answers: for results and exports, never for the judging screen."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.exec(
                 select(AgreementItemRow).where(AgreementItemRow.session_id == session_id).order_by(AgreementItemRow.ordinal)
             ).all()
@@ -263,7 +263,7 @@ class AgreementRepository:
                           scope, item.scope_replay, _revealed(session, item))
 
     def reveal(self, item_id: int, reviewer: str) -> Reveal:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             item = session.get(AgreementItemRow, item_id)
             if item is None:
                 raise LookupError(f"no agreement item #{item_id}")
@@ -294,7 +294,7 @@ class AgreementRepository:
         if reviewer is not None:
             query += " AND j.reviewer = :reviewer"
             params["reviewer"] = reviewer
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(sql(query + " ORDER BY i.session_id, i.ordinal, j.reviewer"), params).mappings().all()
             return [
                 Judgement(
@@ -314,7 +314,7 @@ class AgreementRepository:
         """A local replay result for the same rule version on a run with the same configuration and corpus."""
         if config_hash is None or corpus_hash is None or version is None:
             return None
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             row = session.execute(
                 sql("""SELECT rr.id FROM replay_result rr JOIN replay_run run ON run.id = rr.run_id
                        JOIN rule_version rv ON rv.id = rr.rule_version_id JOIN rule r ON r.id = rv.rule_id

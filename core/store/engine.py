@@ -17,6 +17,7 @@ only an empty file or a Workbench store (its ``application_id``) is opened.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -81,6 +82,10 @@ def _begin(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+class NestedWriteSessionError(RuntimeError):
+    """A programming error: a write session inside another on the same thread (a self-deadlock)."""
+
+
 class Store:
     """An open store. Thread-safe: each session takes its own connection."""
 
@@ -88,20 +93,32 @@ class Store:
         self.path = path
         self.engine = engine
         self._read_engine = engine.execution_options(**{_READ_ONLY: True})
+        self._writing = threading.local()
 
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A short unit of work that may write: commits on success, rolls back on error.
 
         It holds the write lock from its first statement (``BEGIN IMMEDIATE``), so keep it short.
+        A write session opened while this thread already holds one would wait for itself (a
+        second connection cannot take the lock its own thread holds) and fail after the busy
+        timeout; it is refused at once instead, naming the mistake. Reads inside a write use
+        :meth:`read_session` or the outer session.
         """
-        with Session(self.engine, expire_on_commit=False) as session:
-            try:
-                yield session
-                session.commit()
-            except Exception:
-                session.rollback()
-                raise
+        if getattr(self._writing, "active", False):
+            raise NestedWriteSessionError(
+                "a write session was opened inside another on the same thread; it would wait for its own lock")
+        self._writing.active = True
+        try:
+            with Session(self.engine, expire_on_commit=False) as session:
+                try:
+                    yield session
+                    session.commit()
+                except Exception:
+                    session.rollback()
+                    raise
+        finally:
+            self._writing.active = False
 
     write_session = session
 

@@ -18,7 +18,7 @@ from core.store.replay_repo import StoredOutcome, outcome_from_row
 
 
 def evidence_counts(store: Store, result_id: int) -> dict[str, int]:
-    with store.session() as session:
+    with store.read_session() as session:
         rows = session.execute(
             text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
             {"res": result_id},
@@ -27,7 +27,7 @@ def evidence_counts(store: Store, result_id: int) -> dict[str, int]:
 
 
 def evidence_page(store: Store, result_id: int, bucket: str, offset: int = 0, limit: int = 200) -> list[StoredOutcome]:
-    with store.session() as session:
+    with store.read_session() as session:
         rows = session.execute(
             text(
                 """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus

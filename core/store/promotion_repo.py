@@ -159,7 +159,7 @@ class PromotionRepository:
         return newest
 
     def _result_refs(self, where: str, params: dict[str, Any]) -> list[ResultRef]:
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             rows = session.execute(
                 text(
                     "SELECT rr.id, rr.run_id, rv.rule_id, rr.rule_version_id, rr.verdict, rr.reason, run.status "

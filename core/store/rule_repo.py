@@ -137,7 +137,7 @@ class RuleRepository:
 
     def resolve_trajectory(self, trajectory_id: str, corpus_id: int | None) -> tuple[int | None, str | None]:
         """Find a rule's source trajectory: same corpus first (ids repeat across corpora)."""
-        with self._store.session() as session:
+        with self._store.read_session() as session:
             query = select(TrajectoryRow.id, TrajectoryRow.domain, TrajectoryRow.corpus_id).where(
                 TrajectoryRow.trajectory_id == trajectory_id
             )

@@ -110,3 +110,19 @@ def test_foreign_keys_are_enforced(tmp_path: Path) -> None:
                 )
             )
     store.close()
+
+
+def test_a_write_session_inside_another_is_refused_at_once(tmp_path: Path) -> None:
+    # It would otherwise wait for its own thread's lock and fail only after the busy timeout.
+    from core.store.engine import NestedWriteSessionError
+
+    store = open_store(tmp_path / "nested.sqlite")
+    with store.session():
+        with pytest.raises(NestedWriteSessionError):
+            with store.session():
+                pass
+        with store.read_session() as reader:  # reads inside a write are fine
+            reader.execute(text("SELECT 1")).all()
+    with store.session():  # and the flag is released afterwards
+        pass
+    store.close()
