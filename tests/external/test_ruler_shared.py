@@ -1,6 +1,6 @@
 """The ruler and the dashboard on the shared CauterRule corpus.
 
-Renders every dashboard panel offscreen and saves ``docs/screenshots/dashboard.png``; checks
+Renders every dashboard panel offscreen and saves a PNG under the test's tmp_path; checks
 that ``write_report`` numbers equal the JSON there too, and that the numbers docs/ruler.md
 quotes still hold (lexical profile, seed 20260913).
 """
@@ -19,7 +19,6 @@ from core.replaying import materialise_expected_rules, run_replay
 from core.store.engine import Store, open_store
 
 pytestmark = pytest.mark.external
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "dashboard.png"
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +58,9 @@ def test_report_numbers_equal_the_json_on_the_shared_corpus(shared_store: Store,
         assert (cells[1], cells[4]) == (value, floor), m["key"]
 
 
-def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store, qapp: Any) -> None:
+def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store, qapp: Any, tmp_path: Path) -> None:
+    # Tests never write into the checkout: the committed screenshots come from packaging/screenshots.py.
+    screenshot = tmp_path / "dashboard.png"
     from cauterule_gui.jobs import JobRunner
     from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
     from cauterule_gui.services import StoreServices
@@ -85,8 +86,7 @@ def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store
         body = panel.scroll.widget()
         body.resize(body.sizeHint().expandedTo(panel.scroll.viewport().size()))
         qtbot.wait(200)
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        assert panel.grab().save(str(SCREENSHOT)) or body.grab().save(str(SCREENSHOT))
-        assert SCREENSHOT.stat().st_size > 10_000
+        assert panel.grab().save(str(screenshot)) or body.grab().save(str(screenshot))
+        assert screenshot.stat().st_size > 10_000
     finally:
         assert runner.shutdown(10_000)
