@@ -27,10 +27,10 @@ from cauterule_gui.services import StoreServices
 
 STATUS_MS = 8000
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
-PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_DECISION: "superseded", pq.COL_STALE: "⚠ stale"}
-PROMOTION_FLEXIBLE = {pq.COL_GROUP: (0.6, 6), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (3.0, 14),
-                      pq.COL_BROKEN: (0.8, 8), pq.COL_AGREEMENT: (0.8, 8), pq.COL_DUPLICATES: (0.6, 6),
-                      pq.COL_CONFLICTS: (0.6, 6)}
+PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_STALE: "⚠ stale"}
+PROMOTION_FLEXIBLE = {pq.COL_GROUP: (1.0, 10), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
+                      pq.COL_BROKEN: (0.6, 8), pq.COL_AGREEMENT: (1.0, 10), pq.COL_DUPLICATES: (0.6, 6),
+                      pq.COL_CONFLICTS: (0.6, 6), pq.COL_DECISION: (0.8, 10)}
 
 
 class MetricsTab(QWidget):

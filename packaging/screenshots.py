@@ -44,24 +44,25 @@ def wait(predicate: object, timeout_ms: int = 120_000) -> None:
 
 def build_store(path: Path, corpus: Path) -> None:
     from core import cli
-    from core.agreement.session import commit_judgement, create_session, next_item
-    from core.store.engine import open_store
 
     for args in (["import", "--store", str(path), str(corpus)],
                  ["replay", "--store", str(path), "--from-expected-rule"]):
         if cli.main(args) != 0:
             raise SystemExit(f"cauterule-workbench {' '.join(args)} failed")
-    store = open_store(path)
-    try:
-        session = create_session(store, 1, REVIEWER, size=20, seed=7, name="Tuesday sample")
-        for _ in range(8):
-            item = next_item(store, session, REVIEWER)
-            if item is None:
-                break
-            decisive = [c for c in item.choices if c != "cant_tell"]
-            commit_judgement(store, item.item_id, REVIEWER, decisive[0])
-    finally:
-        store.close()
+
+
+def judge_sample(store: object) -> None:
+    """A blind session with 8 of 20 items judged (after the decisions: its agreement gate
+    would otherwise ask every approval for an acknowledgement)."""
+    from core.agreement.session import commit_judgement, create_session, next_item
+
+    session = create_session(store, 1, REVIEWER, size=20, seed=7, name="Tuesday sample")  # type: ignore[arg-type]
+    for _ in range(8):
+        item = next_item(store, session, REVIEWER)  # type: ignore[arg-type]
+        if item is None:
+            break
+        decisive = [c for c in item.choices if c != "cant_tell"]
+        commit_judgement(store, item.item_id, REVIEWER, decisive[0])  # type: ignore[arg-type]
 
 
 def play(window: object) -> None:
@@ -127,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         window.tabs.setCurrentWidget(window.workspace)
         settle(500)
         play(window)
+        open_dialogs = [d.windowTitle() for d in QApplication.topLevelWidgets() if d.isVisible() and d is not window]
+        print(f"after the keys: {window.rule_model.total - window.rule_model.unreviewed} rules decided; "
+              f"dialogs open: {open_dialogs}")
+        judge_sample(window.services.store)
         window.replay.load_model()
         wait(lambda: "ready" in window.replay.model_state or "unavailable" in window.replay.model_state)
         args.out.mkdir(parents=True, exist_ok=True)
