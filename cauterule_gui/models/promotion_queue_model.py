@@ -111,8 +111,18 @@ def broken_text(gate: Gate) -> str:
 
 
 def agreement_text(gate: Gate) -> str:
-    if gate.data.get("source") == "blind sessions":  # the gate says what it means, in words
-        return f"{GATE_SYMBOL.get(gate.state, '')} {gate.detail}"
+    if gate.data.get("source") == "blind sessions":
+        # The cell carries the numbers; the sentence ("human approval required: …") is the
+        # row's Queue wording, its tooltip and the detail pane (a table cell elides it).
+        blind = gate.data.get("blind") or {}
+        found = blind.get("agreement") or {}
+        value, low, high = found.get("value"), found.get("ci_low"), found.get("ci_high")
+        symbol = GATE_SYMBOL.get(gate.state, "")
+        if gate.state == "not_measured" or not all(isinstance(v, (int, float)) for v in (value, low, high)):
+            return "— not measured"
+        threshold = float(blind.get("threshold", 0.8))
+        relation = {"pass": "≥", "fail": "<"}.get(gate.state, "spans")
+        return f"{symbol} {value:.2f} [{low:.2f}–{high:.2f}] {relation} {threshold:.2f}"
     if gate.state == "not_measured":
         return "— not measured"
     value, low = gate.data.get("agreement"), gate.data.get("ci_low")
@@ -166,9 +176,19 @@ def stale_text(item: QueueItem) -> str:
     return "⚠ STALE" + (f": {', '.join(parts)}" if parts else "")
 
 
+def queue_short(item: QueueItem) -> str:
+    """The Queue cell: the head of the core's wording (the whole sentence is the tooltip)."""
+    wording = item.wording  # never "ready" beside a failed gate: the core words it
+    if item.imported:
+        return "imported standing rule (active)"
+    if wording.startswith(("human approval required", "ready", "not ready", "not replayed")):
+        return wording.split(":", 1)[0]
+    return wording
+
+
 def cell_text(item: QueueItem, column: int) -> str:
     if column == COL_GROUP:
-        return item.wording  # never "ready" beside a failed gate: the core words it
+        return queue_short(item)
     if column == COL_RULE:
         return rule_label(item)
     if column == COL_TRIGGER:
@@ -208,6 +228,8 @@ def _swatch_name(item: QueueItem, column: int) -> str | None:
 
 
 def tooltip_text(item: QueueItem, column: int) -> str:
+    if column == COL_GROUP:
+        return item.wording
     if column in _GATE_COLUMNS:
         return item.gate(_GATE_COLUMNS[column]).detail
     if column in (COL_RULE, COL_TRIGGER):

@@ -28,7 +28,8 @@ def test_the_failed_gate_is_worded_offered_and_acknowledged(
     panel = make_panel(qtbot, demo, runner)
     rid = rule_id(demo, "C-05")
     item = select(panel, rid)
-    wording = qm.cell_text(item, qm.COL_GROUP)
+    assert qm.cell_text(item, qm.COL_GROUP) == "human approval required"
+    wording = qm.tooltip_text(item, qm.COL_GROUP)  # the whole sentence
     assert wording.startswith("human approval required: blind agreement 0.00 [") and wording.endswith("< 0.80")
     dialog = ApproveDialog(item, "Approve", panel)
     assert not dialog.acknowledge.isHidden() and wording in dialog.acknowledge.text()
@@ -42,3 +43,17 @@ def test_the_failed_gate_is_worded_offered_and_acknowledged(
     assert PromotionRepository(demo.store).active_for_rule(rid) is not None
     [event] = [e for e in ReviewRepository(demo.store).audit("rule", rid) if e.action == "approve"]
     assert event.after["via"] == "promotion" and event.after["acknowledgement"].endswith(wording)
+
+
+def test_the_agreement_cell_carries_the_numbers_of_a_failed_gate(
+    qtbot: Any, demo: StoreServices, runner: JobRunner,  # noqa: F811
+) -> None:
+    session = create_session(demo.store, 1, "lead", size=25, seed=3)
+    for item in AgreementRepository(demo.store).items_with_answers(session.id):
+        commit_judgement(demo.store, item.id, "bo",
+                         next(a for a in answers_for(item.kind) if a not in (item.replay_answer, "cant_tell")))
+    panel = make_panel(qtbot, demo, runner)
+    item = select(panel, rule_id(demo, "C-05"))
+    cell = qm.cell_text(item, qm.COL_AGREEMENT)
+    assert cell.startswith("✗ 0.00 [") and cell.endswith("< 0.80")  # short enough for the column
+    assert qm.tooltip_text(item, qm.COL_AGREEMENT).startswith("human approval required: blind agreement 0.00 [")

@@ -155,7 +155,7 @@ def test_queue_model_passes_modeltester(qtmodeltester: Any, demo: StoreServices)
 # -- the queue ---------------------------------------------------------------------------
 def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: PromotionPanel) -> None:
     items = list(panel.model.items())
-    groups = [qm.cell_text(i, qm.COL_GROUP) for i in items]
+    groups = [qm.tooltip_text(i, qm.COL_GROUP) for i in items]  # the core's whole wording
     ready = [i for i in items if i.verdict == "pass" and i.decision is None]
     assert len(ready) >= 3 and items[: len(ready)] == ready  # passing, undecided: all first
     # No blind session yet: replay alone is not trusted, so no row reads "ready".
@@ -165,7 +165,8 @@ def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: Pr
     assert [i.verdict for i in items[len(ready):]] and all(i.verdict != "pass" for i in items[len(ready):])
     first = items[0]
     assert qm.cell_text(first, qm.COL_VERDICT) == "✓ pass"
-    assert qm.cell_text(first, qm.COL_AGREEMENT) == f"— {unmeasured}"  # never a pass, never 0 %
+    assert qm.cell_text(first, qm.COL_AGREEMENT) == "— not measured"  # never a pass, never 0 %
+    assert qm.tooltip_text(first, qm.COL_AGREEMENT) == unmeasured
     assert qm.cell_text(first, qm.COL_DUPLICATES) == "✓ none (lexical)"
     assert qm.cell_text(first, qm.COL_CONFLICTS) == "✓ none"
     failing = next(i for i in items if "C-02" in i.origin)
