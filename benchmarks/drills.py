@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fuzz", type=int, default=100_000, help="reader examples (half JSONL, half YAML)")
     parser.add_argument("--fuzz-imports", type=int, default=1000, help="whole-import examples into a real store")
     parser.add_argument("--fuzz-minutes", type=float, default=30.0, help="time budget for all fuzzing")
+    parser.add_argument("--only-fuzz", action="store_true", help="skip the store, writer and kill drills")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     ok = True
@@ -105,43 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             build_store(work / f"{name}.sqlite", work / f"corpus-{name}", name, n=300)
             stores[name] = work / f"{name}.sqlite"
         say(f"# drills ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}), kills {args.kills}, "
-            f"actions {args.actions}, replays {args.replays}")
-
-        ok &= bad_stores(work)
-
-        store = work / "writers.sqlite"
-        store.write_bytes(stores["A"].read_bytes())
-        t = time.perf_counter()
-        stored, errors, first = two_writers(store, args.actions)
-        say(f"two writers × {args.actions:,}: {stored:,} / {2 * args.actions:,} stored, {errors} errors "
-            f"({time.perf_counter() - t:.1f} s){' ' + first[0] if first else ''}")
-        ok &= stored == 2 * args.actions and errors == 0
-        beside = writer_beside_replays(store, args.actions, args.replays)
-        say(f"writer × {args.actions:,} beside {args.replays} replays: {beside.stored:,} / {args.actions:,} stored, "
-            f"{beside.errors} errors, {beside.replay_failures} replays failed, {beside.left_running} runs left "
-            f"'running' ({beside.seconds:.1f} s)")
-        ok &= beside.stored == args.actions and beside.errors == 0 and beside.replay_failures == 0
-        ok &= beside.left_running == 0
-
-        t = time.perf_counter()
-        imports = import_kill_drill(work / "import.sqlite", work / "import-corpus", args.kills, n=600)
-        say(f"import: {imports.kills} SIGKILLs, every record present after the re-import "
-            f"{imports.complete_after_reimport} / {imports.kills} times ({time.perf_counter() - t:.1f} s)")
-        for problem in imports.problems[:5]:
-            say(f"  {problem}")
-        ok &= imports.complete_after_reimport == imports.kills
-
-        for kind in EXPORT_KINDS:
-            t = time.perf_counter()
-            folder = work / f"export-{kind.split()[0]}"
-            folder.mkdir()
-            drill = export_kill_drill(kind, stores, folder, args.kills)
-            say(f"{kind}: {drill.kills} SIGKILLs: old or new complete export {drill.old_or_new}, none yet "
-                f"{drill.absent}, mixed {drill.mixed}; later exports completed {drill.completed_after + 1}, "
-                f"refused {drill.refused_after}; leftovers {drill.leftovers} ({time.perf_counter() - t:.1f} s)")
-            for problem in drill.problems[:5]:
-                say(f"  {problem}")
-            ok &= drill.mixed == 0 and drill.refused_after == 0 and drill.leftovers == 0
+            f"actions {args.actions}, replays {args.replays}{', fuzzing only' if args.only_fuzz else ''}")
+        if not args.only_fuzz:
+            ok &= _store_and_kill_drills(work, stores, args)
 
         deadline = time.monotonic() + args.fuzz_minutes * 60
         import_deadline = time.monotonic() + args.fuzz_minutes * 60 * 0.15
@@ -161,6 +128,45 @@ def main(argv: list[str] | None = None) -> int:
     ok &= own < 1024 and children < 1024
     say(f"all drills {'PASSED' if ok else 'FAILED'} in {(time.perf_counter() - started) / 60:.1f} min")
     return 0 if ok else 1
+
+
+def _store_and_kill_drills(work: Path, stores: dict[str, Path], args: argparse.Namespace) -> bool:
+    ok = bad_stores(work)
+    store = work / "writers.sqlite"
+    store.write_bytes(stores["A"].read_bytes())
+    t = time.perf_counter()
+    stored, errors, first = two_writers(store, args.actions)
+    say(f"two writers × {args.actions:,}: {stored:,} / {2 * args.actions:,} stored, {errors} errors "
+        f"({time.perf_counter() - t:.1f} s){' ' + first[0] if first else ''}")
+    ok &= stored == 2 * args.actions and errors == 0
+    beside = writer_beside_replays(store, args.actions, args.replays)
+    say(f"writer × {args.actions:,} beside {args.replays} replays: {beside.stored:,} / {args.actions:,} stored, "
+        f"{beside.errors} errors, {beside.replay_failures} replays failed, {beside.left_running} runs left "
+        f"'running' ({beside.seconds:.1f} s)")
+    ok &= beside.stored == args.actions and beside.errors == 0 and beside.replay_failures == 0
+    ok &= beside.left_running == 0
+
+    t = time.perf_counter()
+    imports = import_kill_drill(work / "import.sqlite", work / "import-corpus", args.kills, n=600)
+    say(f"import: {imports.kills} SIGKILLs, every record present after the re-import "
+        f"{imports.complete_after_reimport} / {imports.kills} times ({time.perf_counter() - t:.1f} s)")
+    for problem in imports.problems[:5]:
+        say(f"  {problem}")
+    ok &= imports.complete_after_reimport == imports.kills
+
+    for kind in EXPORT_KINDS:
+        t = time.perf_counter()
+        folder = work / f"export-{kind.split()[0]}"
+        folder.mkdir()
+        drill = export_kill_drill(kind, stores, folder, args.kills)
+        say(f"{kind}: {drill.kills} SIGKILLs: old or new complete export {drill.old_or_new}, none yet "
+            f"{drill.absent}, mixed {drill.mixed}; later exports completed {drill.completed_after + 1}, "
+            f"refused {drill.refused_after}; leftovers {drill.leftovers} ({time.perf_counter() - t:.1f} s)")
+        for problem in drill.problems[:5]:
+            say(f"  {problem}")
+        ok &= drill.mixed == 0 and drill.refused_after == 0 and drill.leftovers == 0
+
+    return ok
 
 
 def _fresh(work: Path, seed: int) -> Path:
