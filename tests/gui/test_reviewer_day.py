@@ -1,10 +1,13 @@
 """A reviewer's day on the shared corpus, from a fresh home directory, at 1280×800.
 
-Import (File ▸ Import, its result dialog, then "Replay and review"), replay in the helper
-process, review with keys, label, a blind agreement session, promotion, export of the rule
-store, a restart. Asserted on the way: no exception and no error is logged, the window never
-needs more than 1280 px with every tab opened (the Metrics tab once forced 1,802 px), the
-Label tab lists its rows at start, the restart opens where the reviewer stopped.
+Import (File ▸ Import, its result dialog, then "Replay and review"), a cold semantic replay in
+the helper process, review with keys, label, a blind agreement session, promotion, export of
+the rule store, a restart. Asserted on the way (issue 12's defects): no exception and no error
+is logged; the reviewer name, asked at the first evidence open, does not lose that open; the
+replay reports progress while embedding and rows appear before the run ends; the
+approval-refused banner keeps the ids' case; the window never needs more than 1280 px with
+every tab opened (the Metrics tab once forced 1,802 px); the Label tab lists its rows at
+start; the restart opens where the reviewer stopped.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QInputDialog
 
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
@@ -23,7 +26,6 @@ from cauterule_gui.main_window import MainWindow
 from cauterule_gui.panels.agreement_panel import TAB_JUDGE
 from cauterule_gui.services import open_services
 from cauterule_gui.settings import KEY_WELCOME, make_settings
-from conftest import preset_reviewer
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 WIDTH, HEIGHT = 1280, 800
@@ -51,14 +53,13 @@ def open_every_tab_and_measure(qtbot: Any, window: MainWindow) -> int:
 def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, tmp_path: Path, runner: JobRunner,
                                               caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    preset_reviewer("day-reviewer")
-    fresh = make_settings()
+    fresh = make_settings()  # no reviewer name yet: it is asked at the first evidence open
     fresh.setValue(KEY_WELCOME, True)  # a new user's default (the GUI tests' fixture turns it off)
     fresh.sync()
     store = tmp_path / "home-store.sqlite"
     window = MainWindow(open_services(store), runner, make_settings(), open_services)
     qtbot.addWidget(window)
-    window.replay.set_semantic(False)  # hermetic and quick; semantic replay has its own tests
+    window.replay.set_semantic(True)  # a cold run: the store has no embeddings yet
     window.resize(WIDTH, HEIGHT)
     window.show()
 
@@ -74,16 +75,64 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
                     timeout=5000)
     offer = window.start.replay_offer
     replay_button = next(b for b in offer.buttons() if b.text() == "Replay and review")
+    shown: list[str] = []  # what the progress widget said while the run went on
+    watch = QTimer()
+    watch.setInterval(20)
+    watch.timeout.connect(lambda: shown.append(window.replay.progress_text) if window.replay.running else None)
+    watch.start()
+    arrivals: list[bool] = []
+    window.replay.results_arrived.connect(
+        lambda _run: arrivals.append(window.replay.running and window.rule_model.rowCount() > 0))
     replay_button.click()
     assert window.tabs.currentWidget() is window.workspace
     qtbot.waitUntil(lambda: not window.replay.running and window.services.workspace.has_results()
-                    and not runner.is_busy(), timeout=300_000)
+                    and not runner.is_busy(), timeout=600_000)
+    watch.stop()
     settle(300)
     rules = window.workspace.rules
     assert rules.model.rowCount() > 10
+    embedding = [t for t in shown if "embedding" in t and "texts" in t]
+    assert embedding, f"no progress while embedding: {sorted(set(shown))[:10]}"
+    assert any(arrivals), "rows must appear in the rules table before the run ends"
+
+    # A new reviewer's first evidence open asks the name, and that open is recorded.
+    window.activateWindow()  # the import dialog and the offer had it
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    rules.model.fetch_all()
+    rules.view.setFocus()
+    broken_row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n >= 1)
+    rules.select_row(broken_row)
+    broken_rule = rules.model.rule(broken_row)
+    answered: list[str] = []
+
+    def answer_name() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QInputDialog):
+            QTimer.singleShot(20, answer_name)
+            return
+        dialog.setTextValue("day-reviewer")
+        dialog.accept()
+        answered.append(dialog.labelText())
+
+    QTimer.singleShot(0, answer_name)
+    qtbot.keyClick(rules.view, Qt.Key.Key_2)  # the Broken tab, opening its first row
+    qtbot.waitUntil(lambda: bool(answered), timeout=10_000)
+    opened = window.workspace.evidence.current_outcome()
+    assert opened is not None and rules.current_rule_id() == broken_rule.rule_id
+    assert window.services.reviews.viewed("day-reviewer", broken_rule.result_id) == {opened.trajectory_pk}
+
+    # The approval-refused banner names the unopened broken rows with their ids' case.
+    unopened = window.services.reviews.unreviewed_broken("day-reviewer", broken_rule.result_id)
+    if unopened:
+        window.activateWindow()  # the name prompt had it
+        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        rules.view.setFocus()
+        qtbot.keyClick(rules.view, Qt.Key.Key_A)
+        banner = window.workspace.evidence.banner.text()
+        assert banner.startswith("⚠ Approval refused") and all(tid in banner for tid in unopened[:3]), banner
 
     # Review with keys: a passing rule with no broken rows, its evidence, approve.
-    window.activateWindow()  # the import dialog and the offer had it
+    window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     rules.view.setFocus()
     row = next(r for r in range(rules.model.rowCount())
