@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from typing import Optional
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 
 class LabelRow(SQLModel, table=True):
     __tablename__ = "label"
+    __table_args__ = (
+        Index("ix_label_key", "corpus", "file", "trajectory_id"),
+        Index("ix_label_reviewer", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
     corpus: str
@@ -33,6 +38,9 @@ class LabelRow(SQLModel, table=True):
 
 class LabelHistoryRow(SQLModel, table=True):
     __tablename__ = "label_history"
+    __table_args__ = (
+        Index("ix_label_history_label", "label_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     label_id: int = Field(foreign_key="label.id")
     actor: str
@@ -45,6 +53,9 @@ class LabelHistoryRow(SQLModel, table=True):
 
 class AdjudicationRow(SQLModel, table=True):
     __tablename__ = "adjudication"
+    __table_args__ = (
+        Index("ix_adjudication_trajectory", "trajectory_pk"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
     corpus: str
@@ -66,6 +77,9 @@ class AdjudicationRow(SQLModel, table=True):
 
 class AgreementSessionRow(SQLModel, table=True):
     __tablename__ = "agreement_session"
+    __table_args__ = (
+        Index("ix_session_run", "run_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     uid: str
     name: Optional[str] = None
@@ -109,6 +123,9 @@ class AgreementItemRow(SQLModel, table=True):
 
 class AgreementJudgementRow(SQLModel, table=True):
     __tablename__ = "agreement_judgement"
+    __table_args__ = (
+        Index("ix_judgement_reviewer", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="agreement_item.id")
     reviewer: str

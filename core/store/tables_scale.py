@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from typing import Optional
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 
 class ReplayOutcomeStoredRow(SQLModel, table=True):
     __tablename__ = "replay_outcome_stored"
+    __table_args__ = (
+        Index("ix_outcome_stored_pair", "result_id", "trajectory_pk"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     result_id: int = Field(foreign_key="replay_result.id")
     trajectory_pk: int = Field(foreign_key="trajectory.id")
