@@ -28,6 +28,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.operations import ops
 from alembic.script import ScriptDirectory
 from sqlalchemy import Boolean
 from sqlalchemy.engine import Connection, Engine
@@ -106,6 +107,29 @@ def schema_differences(connection: Connection) -> list[Any]:
     return found
 
 
+def _is_rowid_nullable(op: Any) -> bool:
+    if not isinstance(op, ops.AlterColumnOp) or op.modify_nullable is None:
+        return False
+    if op.modify_type is not None or op.modify_server_default is not False or op.modify_name is not None:
+        return False
+    table = SQLModel.metadata.tables.get(op.table_name)
+    return table is not None and op.column_name in table.columns and table.columns[op.column_name].primary_key
+
+
+def _drop_rowid_nullable(_context: Any, _revision: Any, directives: list[Any]) -> None:
+    """Autogenerate: leave out "make the primary key NOT NULL" (see :func:`schema_differences`)."""
+    for script in directives:
+        for op_list in (*script.upgrade_ops_list, *script.downgrade_ops_list):
+            kept = []
+            for op in op_list.ops:
+                if isinstance(op, ops.ModifyTableOps):
+                    op.ops = [inner for inner in op.ops if not _is_rowid_nullable(inner)]
+                    if not op.ops:
+                        continue
+                kept.append(op)
+            op_list.ops = kept
+
+
 def configure_context(context: Any, connection: Connection) -> None:
     """Called by ``alembic/env.py``: the one place the migration context is configured."""
     context.configure(
@@ -114,6 +138,7 @@ def configure_context(context: Any, connection: Connection) -> None:
         render_as_batch=True,
         include_object=_include_object,
         compare_type=_compare_type,
+        process_revision_directives=_drop_rowid_nullable,
     )
 
 
