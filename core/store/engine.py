@@ -26,8 +26,8 @@ from typing import Any
 
 import platformdirs
 from sqlalchemy import event
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session, create_engine
 

@@ -96,7 +96,7 @@ def schema_differences(connection: Connection) -> list[Any]:
     """
     context = MigrationContext.configure(
         connection, opts={"include_object": _include_object, "compare_type": _compare_type})
-    found = []
+    found: list[Any] = []
     for diff in compare_metadata(context, SQLModel.metadata):
         step = diff[0] if isinstance(diff, list) and len(diff) == 1 else diff
         if step[0] == "modify_nullable":

@@ -1,8 +1,9 @@
-"""SQLModel table classes, mirroring the migrated schema (``migrations.py``).
+"""SQLModel table classes: the store's schema (with ``tables_*.py``).
 
-The migrations own the schema; these classes only describe it for queries. A test checks
-that every table and column here exists in a freshly migrated store. ORM objects never
-leave a repository: repositories return DTOs (``dto.py``).
+These classes are the schema: Alembic revisions (``core.store.schema``) bring every store to
+them, and a test checks that a new and an upgraded store equal them (``compare_metadata``).
+A schema change is a change here plus a new revision. ORM objects never leave a
+repository: repositories return DTOs (``dto.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""SQLModel table classes for migration 4 (``migrations_labels.py``): labels and agreement.
+"""SQLModel table classes for labels and agreement (created by legacy step 4, ``migrations_labels.py``).
 
-Like ``tables.py`` these only describe the migrated schema for queries; ORM rows never leave
-``label_repo`` / ``agreement_repo``.
+Like ``tables.py`` these are the schema; ORM rows never leave ``label_repo`` / ``agreement_repo``.
 """
 
 from __future__ import annotations

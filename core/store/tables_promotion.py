@@ -1,4 +1,4 @@
-"""SQLModel table classes for schema step 5 (``migrations_promotion.py``); mirror its DDL."""
+"""SQLModel table classes for promotions (created by legacy step 5, ``migrations_promotion.py``)."""
 
 from __future__ import annotations
 

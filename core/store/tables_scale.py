@@ -1,8 +1,9 @@
-"""SQLModel classes for schema step 8 (``migrations_scale``).
+"""SQLModel classes for the scale tables (created by legacy step 8, ``migrations_scale``).
 
 ``replay_outcome`` (``tables.ReplayOutcomeRow``) is a view from step 8 on: stored outcomes
 live in ``replay_outcome_stored`` and each result's recall pool in ``replay_pool``, from
-which the view derives the score-0 ``missed`` rows. Writes use plain ``executemany``
+which the view derives the score-0 ``missed`` rows (the view is left out of the schema comparison,
+``schema.VIEWS``). Writes use plain ``executemany``
 (``replay_repo``); these classes document the columns and serve typed reads.
 """
 

@@ -13,9 +13,17 @@ from alembic import context
 
 from core.store.schema import configure_context
 
-connection = context.config.attributes.get("connection")
-if connection is None:
-    raise RuntimeError("core/store/alembic runs only through core.store.schema (it passes the connection)")
-configure_context(context, connection)
-with context.begin_transaction():
-    context.run_migrations()
+
+def _run() -> None:
+    connection = context.config.attributes.get("connection")
+    if connection is None:
+        raise RuntimeError("core/store/alembic runs only through core.store.schema (it passes the connection)")
+    configure_context(context, connection)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+# Alembic installs ``context.config`` only while it runs this file; a plain import (a check
+# that every core module imports) has nothing to run.
+if hasattr(context, "config"):
+    _run()
