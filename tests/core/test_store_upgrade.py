@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.store.engine import open_store
+from core.store.engine import StoreOpenError, open_store
 from core.store.migrations import LEGACY_VERSION
 from core.store.review_repo import ReviewRepository
 from core.store.schema import head_revision, schema_differences, stored_revisions
@@ -102,3 +102,20 @@ def test_opening_the_upgraded_store_again_changes_nothing(old_store: Path) -> No
     before = _contents(old_store)
     open_store(old_store).close()
     assert _contents(old_store) == before
+
+
+def test_a_failed_upgrade_leaves_the_store_as_it_was(old_store: Path) -> None:
+    # A table in the way of legacy step 8 makes the upgrade fail halfway through its DDL.
+    connection = sqlite3.connect(old_store)
+    connection.execute("CREATE TABLE replay_pool (x)")
+    connection.commit()
+    connection.close()
+    columns = _columns(old_store)
+    before = _contents(old_store, columns)
+    with pytest.raises(StoreOpenError, match="replay_pool"):
+        open_store(old_store)
+    connection = sqlite3.connect(old_store)
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert stored_revisions(connection) == set()
+    connection.close()
+    assert _columns(old_store) == columns and _contents(old_store, columns) == before
