@@ -1,7 +1,8 @@
 """The store: one SQLite file, one engine, short sessions.
 
 Every connection gets WAL journaling, ``foreign_keys=ON`` and a busy timeout (a connect
-listener, so no connection can miss them). Migrations run once when the store opens.
+listener, so no connection can miss them). The schema is brought to the newest Alembic
+revision once when the store opens (``core.store.schema``), in one write transaction.
 
 Why sessions begin with ``BEGIN IMMEDIATE``: a deferred transaction that reads and then
 writes cannot wait for another writer (SQLite answers ``SQLITE_BUSY`` at once, the busy
@@ -26,11 +27,13 @@ from typing import Any
 import platformdirs
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session, create_engine
 
-from core.store.migrations import LATEST_VERSION, StoreTooNewError, current_version, migrate
+from core.store.migrations import StoreTooNewError, current_version
 from core.store.run_owner import close_dead_runs, current_owner
+from core.store.schema import check_not_newer, upgrade
 from core.store.store_file import (
     APPLICATION_ID,
     StoreCorruptError,
@@ -157,11 +160,7 @@ def open_store(path: Path | str | None = None) -> Store:
     store_path = Path(path) if path is not None else default_store_path()
     store_path = store_path.expanduser()
     application_id, version = inspect_store_file(store_path)
-    if version > LATEST_VERSION:
-        raise StoreTooNewError(
-            f"{store_path} has schema version {version}, newer than "
-            f"this Workbench ({LATEST_VERSION}); nothing was changed"
-        )
+    check_not_newer(store_path, version)
     try:
         store_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -171,27 +170,36 @@ def open_store(path: Path | str | None = None) -> Store:
     event.listen(engine, "connect", _configure_connection)
     event.listen(engine, "begin", _begin)
     try:
+        upgrade(engine)
         raw = sqlite3.connect(store_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            _register_functions(raw)
+            if application_id != APPLICATION_ID:
+                # A new file, or a store from before the mark: mark it as ours.
+                raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            close_dead_runs(raw)
+        finally:
+            raw.close()
+    except DBAPIError as error:
+        engine.dispose()
+        if isinstance(error.orig, sqlite3.Error):
+            raise _open_error(store_path, error.orig) from error
+        raise
     except sqlite3.Error as error:
-        raise StoreOpenError(f"{store_path} cannot be opened: {error}") from error
-    try:
-        _register_functions(raw)
-        raw.execute("PRAGMA journal_mode = WAL")
-        raw.execute("PRAGMA foreign_keys = ON")
-        migrate(raw)
-        if application_id != APPLICATION_ID:
-            # A new file, or a store from before the mark: mark it as ours.
-            raw.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        close_dead_runs(raw)
-    except sqlite3.OperationalError as error:
-        message = str(error)
-        if "locked" in message or "busy" in message:
-            raise StoreLockedError(f"{store_path} is locked by another process") from error
-        if "readonly" in message or "read-only" in message:
-            raise StoreReadOnlyError(f"{store_path} is read-only ({message})") from error
-        raise StoreOpenError(f"{store_path} cannot be opened: {message}") from error
-    except sqlite3.DatabaseError as error:
-        raise StoreCorruptError(f"{store_path} is a damaged SQLite database ({error})") from error
-    finally:
-        raw.close()
+        engine.dispose()
+        raise _open_error(store_path, error) from error
     return Store(store_path, engine)
+
+
+def _open_error(store_path: Path, error: sqlite3.Error) -> StoreOpenError:
+    """One line a user can act on, for a SQLite error met while opening or upgrading."""
+    message = str(error)
+    if isinstance(error, sqlite3.OperationalError):
+        if "locked" in message or "busy" in message:
+            return StoreLockedError(f"{store_path} is locked by another process")
+        if "readonly" in message or "read-only" in message:
+            return StoreReadOnlyError(f"{store_path} is read-only ({message})")
+        return StoreOpenError(f"{store_path} cannot be opened: {message}")
+    if isinstance(error, sqlite3.DatabaseError):
+        return StoreCorruptError(f"{store_path} is a damaged SQLite database ({error})")
+    return StoreOpenError(f"{store_path} cannot be opened: {message}")

@@ -1,9 +1,12 @@
-"""Ordered schema migrations, keyed by SQLite's ``PRAGMA user_version``.
+"""The legacy schema steps, frozen: how stores were built before Alembic, keyed by ``user_version``.
 
-Why not ``create_all()``: a store made by this version must open in the next one, so the
-schema only ever moves forward through numbered steps. Each step is plain DDL run inside
-one transaction; ``user_version`` records the last step applied. A store whose version is
-newer than the code knows is refused (``StoreTooNewError``) and left untouched.
+Stores are now built and upgraded by Alembic (``core.store.schema``). These eight steps
+stay, unchanged, as the only way into the Alembic baseline: the baseline revision
+(``alembic/versions/0001_baseline.py``) runs the steps after a store's ``user_version``
+(all of them for a new store), so a store from the 0.1 release (user_version 5) or from
+before Alembic (6-8) upgrades in place and keeps every row. Never edit or add a step:
+schema changes are new Alembic revisions. ``migrate`` (one transaction per step, on a raw
+connection) remains for tests that make stores the way older code did.
 """
 
 from __future__ import annotations
@@ -262,7 +265,12 @@ from core.store.migrations_scale import SCALE_INDEXES  # noqa: E402
 MIGRATIONS: tuple[Migration, ...] = (
     _FOUNDATION, _REPLAY, _REVIEW, LABELS, PROMOTION, RELIABILITY, AGREEMENT_QUESTIONS, SCALE_INDEXES,
 )
-LATEST_VERSION = MIGRATIONS[-1].version
+LEGACY_VERSION = MIGRATIONS[-1].version  # the last legacy step; the baseline revision's user_version
+
+
+def legacy_statements(after: int) -> list[str]:
+    """The DDL of every legacy step newer than ``after``, in order (the baseline revision runs them)."""
+    return [statement for m in MIGRATIONS if m.version > after for statement in m.statements]
 
 
 def current_version(connection: sqlite3.Connection) -> int:

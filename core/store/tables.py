@@ -1,14 +1,16 @@
-"""SQLModel table classes, mirroring the migrated schema (``migrations.py``).
+"""SQLModel table classes: the store's schema (with ``tables_*.py``).
 
-The migrations own the schema; these classes only describe it for queries. A test checks
-that every table and column here exists in a freshly migrated store. ORM objects never
-leave a repository: repositories return DTOs (``dto.py``).
+These classes are the schema: Alembic revisions (``core.store.schema``) bring every store to
+them, and a test checks that a new and an upgraded store equal them (``compare_metadata``).
+A schema change is a change here plus a new revision. ORM objects never leave a
+repository: repositories return DTOs (``dto.py``).
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 
@@ -34,6 +36,18 @@ class SourceFileRow(SQLModel, table=True):
 
 class TrajectoryRow(SQLModel, table=True):
     __tablename__ = "trajectory"
+    __table_args__ = (
+        Index("ix_trajectory_corpus", "corpus_id"),
+        Index("ix_trajectory_corpus_id", "corpus_id", "id"),
+        Index("ix_trajectory_domain", "domain"),
+        Index("ix_trajectory_domain_id", "domain", "id"),
+        Index("ix_trajectory_expected_rule", "expected_rule", "id"),
+        Index("ix_trajectory_failure_class", "failure_class", "id"),
+        Index("ix_trajectory_file_line", "file_id", "line"),
+        Index("ix_trajectory_success", "success", "id"),
+        Index("ix_trajectory_tid", "trajectory_id"),
+        Index("ix_trajectory_tid_id", "trajectory_id", "id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     corpus_id: int = Field(foreign_key="corpus.id")
     file_id: int = Field(foreign_key="source_file.id")
@@ -73,6 +87,9 @@ class RuleRow(SQLModel, table=True):
 
 class RuleVersionRow(SQLModel, table=True):
     __tablename__ = "rule_version"
+    __table_args__ = (
+        Index("ix_rule_version_rule", "rule_id", "version"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     rule_id: int = Field(foreign_key="rule.id")
     version: int
@@ -109,6 +126,9 @@ class ImportIssueRow(SQLModel, table=True):
 
 class AuditEventRow(SQLModel, table=True):
     __tablename__ = "audit_event"
+    __table_args__ = (
+        Index("ix_audit_target", "target_kind", "target_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     at: str
     actor: str
@@ -129,6 +149,9 @@ class SettingRow(SQLModel, table=True):
 
 class ReplayRunRow(SQLModel, table=True):
     __tablename__ = "replay_run"
+    __table_args__ = (
+        Index("ix_run_status", "status", "id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     started_at: str
     finished_at: Optional[str] = None
@@ -146,6 +169,10 @@ class ReplayRunRow(SQLModel, table=True):
 
 class ReplayResultRow(SQLModel, table=True):
     __tablename__ = "replay_result"
+    __table_args__ = (
+        Index("ix_result_run", "run_id", "rule_version_id"),
+        Index("ix_result_version", "rule_version_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="replay_run.id")
     rule_version_id: int = Field(foreign_key="rule_version.id")
@@ -194,6 +221,11 @@ class EmbeddingRow(SQLModel, table=True):
 
 class DecisionRow(SQLModel, table=True):
     __tablename__ = "decision"
+    __table_args__ = (
+        Index("ix_decision_rule", "rule_id"),
+        Index("ix_decision_rule_id", "rule_id", "id"),
+        Index("ix_decision_undoes", "undoes_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     rule_id: int = Field(foreign_key="rule.id")
     rule_version_id: int = Field(foreign_key="rule_version.id")
@@ -208,6 +240,9 @@ class DecisionRow(SQLModel, table=True):
 
 class EvidenceViewRow(SQLModel, table=True):
     __tablename__ = "evidence_view"
+    __table_args__ = (
+        Index("ix_evidence_view_result", "result_id", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     reviewer: str
     result_id: int = Field(foreign_key="replay_result.id")
@@ -217,6 +252,9 @@ class EvidenceViewRow(SQLModel, table=True):
 
 class WaiverRow(SQLModel, table=True):
     __tablename__ = "waiver"
+    __table_args__ = (
+        Index("ix_waiver_result", "result_id", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     reviewer: str
     result_id: int = Field(foreign_key="replay_result.id")
@@ -227,6 +265,9 @@ class WaiverRow(SQLModel, table=True):
 
 class AgreementMarkRow(SQLModel, table=True):
     __tablename__ = "agreement_mark"
+    __table_args__ = (
+        Index("ix_mark_result", "result_id", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     reviewer: str
     result_id: int = Field(foreign_key="replay_result.id")

@@ -1,18 +1,22 @@
-"""SQLModel table classes for migration 4 (``migrations_labels.py``): labels and agreement.
+"""SQLModel table classes for labels and agreement (created by legacy step 4, ``migrations_labels.py``).
 
-Like ``tables.py`` these only describe the migrated schema for queries; ORM rows never leave
-``label_repo`` / ``agreement_repo``.
+Like ``tables.py`` these are the schema; ORM rows never leave ``label_repo`` / ``agreement_repo``.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
+from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 
 class LabelRow(SQLModel, table=True):
     __tablename__ = "label"
+    __table_args__ = (
+        Index("ix_label_key", "corpus", "file", "trajectory_id"),
+        Index("ix_label_reviewer", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
     corpus: str
@@ -33,6 +37,9 @@ class LabelRow(SQLModel, table=True):
 
 class LabelHistoryRow(SQLModel, table=True):
     __tablename__ = "label_history"
+    __table_args__ = (
+        Index("ix_label_history_label", "label_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     label_id: int = Field(foreign_key="label.id")
     actor: str
@@ -45,6 +52,9 @@ class LabelHistoryRow(SQLModel, table=True):
 
 class AdjudicationRow(SQLModel, table=True):
     __tablename__ = "adjudication"
+    __table_args__ = (
+        Index("ix_adjudication_trajectory", "trajectory_pk"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     trajectory_pk: Optional[int] = Field(default=None, foreign_key="trajectory.id")
     corpus: str
@@ -66,6 +76,9 @@ class AdjudicationRow(SQLModel, table=True):
 
 class AgreementSessionRow(SQLModel, table=True):
     __tablename__ = "agreement_session"
+    __table_args__ = (
+        Index("ix_session_run", "run_id"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     uid: str
     name: Optional[str] = None
@@ -109,6 +122,9 @@ class AgreementItemRow(SQLModel, table=True):
 
 class AgreementJudgementRow(SQLModel, table=True):
     __tablename__ = "agreement_judgement"
+    __table_args__ = (
+        Index("ix_judgement_reviewer", "reviewer"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     item_id: int = Field(foreign_key="agreement_item.id")
     reviewer: str

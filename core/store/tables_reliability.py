@@ -1,4 +1,4 @@
-"""SQLModel table class for schema step 6 (``migrations_reliability.py``); mirrors its DDL."""
+"""SQLModel table class for replay run owners (created by legacy step 6, ``migrations_reliability.py``)."""
 
 from __future__ import annotations
 

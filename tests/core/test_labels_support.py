@@ -1,9 +1,4 @@
-"""Fixtures and builders shared by the label and agreement tests (this module holds no tests).
-
-``ensure_labels_schema`` makes ``open_store`` apply migration 4 (``LABELS``) while it is not
-yet registered in ``core.store.migrations.MIGRATIONS`` (engine's ``migrate`` and
-``LATEST_VERSION`` patched for the test only); once registered it does nothing.
-"""
+"""Fixtures and builders shared by the label and agreement tests (this module holds no tests)."""
 
 from __future__ import annotations
 
@@ -12,28 +7,16 @@ from pathlib import Path
 
 import pytest
 
-import core.store.engine as engine_module
-import core.store.migrations as migrations_module
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, open_store
-from core.store.migrations_labels import LABELS
 from core.store.replay_repo import ReplayRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
 
-def ensure_labels_schema(monkeypatch: pytest.MonkeyPatch) -> None:
-    if any(m.version == LABELS.version for m in migrations_module.MIGRATIONS):
-        return
-    full = tuple(sorted((*migrations_module.MIGRATIONS, LABELS), key=lambda m: m.version))
-    monkeypatch.setattr(engine_module, "LATEST_VERSION", full[-1].version)
-    monkeypatch.setattr(engine_module, "migrate", lambda connection: migrations_module.migrate(connection, full))
-
-
 def open_labels_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
-    ensure_labels_schema(monkeypatch)
     return open_store(path)
 
 

@@ -1,9 +1,6 @@
 """Fixtures and builders shared by the promotion tests (this module holds no tests).
 
-``promotion_store`` opens a store whose schema includes the promotion step. Until
-``PROMOTION`` is registered in ``core.store.migrations.MIGRATIONS`` it is appended here for
-the test only (engine's ``migrate`` and ``LATEST_VERSION`` patched); once registered this
-does nothing.
+``promotion_store`` opens a store (its schema includes the promotion tables).
 """
 
 from __future__ import annotations
@@ -14,29 +11,17 @@ from pathlib import Path
 
 import pytest
 
-import core.store.engine as engine_module
-import core.store.migrations as migrations_module
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, open_store
-from core.store.migrations_promotion import PROMOTION
 from core.store.replay_repo import ReplayRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
 
-def ensure_promotion_schema(monkeypatch: pytest.MonkeyPatch) -> None:
-    if any(m.version == PROMOTION.version for m in migrations_module.MIGRATIONS):
-        return
-    full = tuple(migrations_module.MIGRATIONS) + (PROMOTION,)
-    monkeypatch.setattr(engine_module, "LATEST_VERSION", PROMOTION.version)
-    monkeypatch.setattr(engine_module, "migrate", lambda connection: migrations_module.migrate(connection, full))
-
-
 @pytest.fixture()
 def promotion_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    ensure_promotion_schema(monkeypatch)
     store = open_store(tmp_path / "promo.sqlite")
     yield store
     store.close()

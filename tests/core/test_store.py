@@ -1,24 +1,24 @@
-"""The store: migrations, connection settings, append-only audit, schema mirrors."""
+"""The store: schema upgrades, connection settings, append-only audit, the schema equals the classes."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlmodel import SQLModel
 
-import core.store.tables  # noqa: F401  (registers the table classes)
 from core.store.engine import check_store_version, open_store
-from core.store.migrations import LATEST_VERSION, Migration, StoreTooNewError, migrate
+from core.store.migrations import LEGACY_VERSION, Migration, StoreTooNewError, migrate
+from core.store.schema import head_revision, schema_differences, stored_revisions
 from core.store.store_file import APPLICATION_ID
 
 
 def test_new_store_is_at_latest_version(tmp_path: Path) -> None:
     store = open_store(tmp_path / "s.sqlite")
     store.close()
-    assert check_store_version(tmp_path / "s.sqlite") == LATEST_VERSION
+    assert check_store_version(tmp_path / "s.sqlite") == LEGACY_VERSION
 
 
 def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_store_from_newer_version_is_refused_and_left_unchanged(tmp_path: Path) 
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE keep (x)")
     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # a future Workbench's store
-    connection.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
+    connection.execute(f"PRAGMA user_version = {LEGACY_VERSION + 5}")
     connection.commit()
     connection.close()
     before = path.read_bytes()
@@ -59,7 +59,7 @@ def test_an_older_store_is_migrated_forward_keeping_its_data(tmp_path: Path) -> 
         assert session.execute(text("SELECT name FROM corpus")).scalar_one() == "c"
         session.execute(text("SELECT count(*) FROM replay_run")).scalar_one()
     store.close()
-    assert check_store_version(path) == LATEST_VERSION
+    assert check_store_version(path) == LEGACY_VERSION
 
 
 def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:
@@ -88,15 +88,42 @@ def test_audit_log_refuses_updates_and_deletes(tmp_path: Path) -> None:
     store.close()
 
 
-def test_table_classes_mirror_the_migrated_schema(tmp_path: Path) -> None:
+def test_a_new_store_equals_the_table_classes(tmp_path: Path) -> None:
     store = open_store(tmp_path / "s.sqlite")
-    connection = sqlite3.connect(tmp_path / "s.sqlite")
-    for table in SQLModel.metadata.sorted_tables:
-        columns = {r[1] for r in connection.execute(f"PRAGMA table_info({table.name})")}
-        assert columns, f"table {table.name} missing from the migrated schema"
-        assert {c.name for c in table.columns} == columns, table.name
-    connection.close()
+    with store.engine.connect() as connection:
+        assert schema_differences(connection) == []
     store.close()
+
+
+def test_a_missing_index_is_a_difference(tmp_path: Path) -> None:
+    # The comparison can fail: it sees what a store lacks compared with the classes.
+    store = open_store(tmp_path / "s.sqlite")
+    with store.session() as session:
+        session.execute(text("DROP INDEX ix_trajectory_domain"))
+    with store.engine.connect() as connection:
+        found = schema_differences(connection)
+    assert [diff[0] for diff in found] == ["add_index"] and found[0][1].name == "ix_trajectory_domain"
+    store.close()
+
+
+def test_a_new_store_is_at_the_head_revision(tmp_path: Path) -> None:
+    open_store(tmp_path / "s.sqlite").close()
+    connection = sqlite3.connect(tmp_path / "s.sqlite")
+    assert stored_revisions(connection) == {head_revision()}
+    connection.close()
+
+
+def test_a_store_at_an_unknown_revision_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite"
+    open_store(path).close()
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE alembic_version SET version_num = 'f00d_from_the_future'")
+    connection.commit()
+    connection.close()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(StoreTooNewError, match="f00d_from_the_future"):
+        open_store(path)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
 
 def test_foreign_keys_are_enforced(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from core import cli
 from core.store.engine import StoreOpenError, check_store_version, open_store
-from core.store.migrations import LATEST_VERSION, MIGRATIONS, migrate
+from core.store.migrations import LEGACY_VERSION, MIGRATIONS, migrate
 from core.store.store_file import APPLICATION_ID, StoreReadOnlyError
 from tests.drills.bad_stores import VARIANTS, fingerprint
 
@@ -52,7 +52,7 @@ def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
     path = tmp_path / "empty.sqlite"
     path.touch()
     open_store(path).close()
-    assert check_store_version(path) == LATEST_VERSION
+    assert check_store_version(path) == LEGACY_VERSION
 
 
 def test_a_new_store_carries_the_workbench_application_id(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_new_store_carries_the_workbench_application_id(tmp_path: Path) -> Non
     connection.close()
 
 
-@pytest.mark.parametrize("steps", [1, 5])
+@pytest.mark.parametrize("steps", [1, 5, 6, 7, 8])
 def test_a_store_made_before_the_mark_opens_and_gets_it(tmp_path: Path, steps: int) -> None:
     path = tmp_path / "old.sqlite"
     connection = sqlite3.connect(path, isolation_level=None)

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from test_promotion_support import Builder, ensure_promotion_schema  # noqa: E402
+from test_promotion_support import Builder  # noqa: E402
 
 cauterule = pytest.importorskip("cauterule")
 from cauterule.models.candidate import CandidateRule  # noqa: E402
@@ -39,7 +39,6 @@ from core.store.rule_repo import RuleRepository  # noqa: E402
 
 @pytest.fixture()
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    ensure_promotion_schema(monkeypatch)
     opened = open_store(tmp_path / "s.sqlite")
     yield opened
     opened.close()

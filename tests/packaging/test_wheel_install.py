@@ -47,6 +47,9 @@ def test_the_wheel_holds_the_resources_and_the_demo_corpus(wheel: Path) -> None:
     assert "cauterule_gui/bundle/resources/labelling-guidelines.md" in names
     assert "cauterule_gui/bundle/resources/icons/hicolor/scalable/apps/cauterule-workbench.svg" in names
     assert "cauterule_gui/bundle/corpora/demo/README.md" in names
+    # Alembic reads its environment and revisions as files: a store cannot open without them.
+    for name in ("env.py", "script.py.mako", "versions/0001_baseline.py"):
+        assert f"core/store/alembic/{name}" in names
     demo = [n for n in names if n.startswith("cauterule_gui/bundle/corpora/demo/") and n.endswith(".jsonl")]
     assert len(demo) == len(list((ROOT / "corpora" / "demo").rglob("*.jsonl")))
 

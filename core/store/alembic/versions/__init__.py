@@ -1,0 +1,1 @@
+"""Alembic revisions of the store schema, oldest first; a package so a wheel ships them."""
