@@ -18,7 +18,7 @@ from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
-from cauterule_gui.panels.agreement_panel import AgreementPanel
+from cauterule_gui.panels.agreement import AgreementPanel
 from cauterule_gui.panels.labelling_panel import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.panels.promotion_panel import PromotionPanel

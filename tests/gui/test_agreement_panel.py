@@ -39,7 +39,7 @@ from cauterule_gui.models.agreement_team_models import (
 )
 from core.agreement.blind import answer_text
 from core.agreement.session import judging_view
-from cauterule_gui.panels.agreement_panel import TAB_JUDGE, TAB_NEW, TAB_RESULTS, TAB_TEAM, AgreementPanel
+from cauterule_gui.panels.agreement import TAB_JUDGE, TAB_NEW, TAB_RESULTS, TAB_TEAM, AgreementPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
