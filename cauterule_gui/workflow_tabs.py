@@ -19,7 +19,7 @@ from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement import AgreementPanel
-from cauterule_gui.panels.labelling_panel import LabellingPanel
+from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.panels.promotion_panel import PromotionPanel
 from cauterule_gui.reviewer import ReviewerIdentity
