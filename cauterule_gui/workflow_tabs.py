@@ -21,7 +21,7 @@ from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement import AgreementPanel
 from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
-from cauterule_gui.panels.promotion_panel import PromotionPanel
+from cauterule_gui.panels.promotion import PromotionPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 

@@ -106,7 +106,7 @@ def _via_review(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int
 
 
 def _via_promotion(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int, action: str) -> None:
-    from cauterule_gui.panels.promotion_panel import ApprovalInput
+    from cauterule_gui.panels.promotion import ApprovalInput
 
     panel = make_panel(qtbot, services, runner)
     select(panel, rid)

@@ -13,7 +13,7 @@ from core.store.review_repo import ReviewRepository
 
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
-from cauterule_gui.panels.promotion_panel import ApprovalInput, ApproveDialog
+from cauterule_gui.panels.promotion import ApprovalInput, ApproveDialog
 from cauterule_gui.services import StoreServices
 from test_promotion_panel import click, demo, demo_template, make_panel, rule_id, select  # noqa: F401
 

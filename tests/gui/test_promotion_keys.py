@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from cauterule_gui.jobs.runner import JobRunner
-from cauterule_gui.panels.promotion_panel import ApprovalInput, PromotionPanel
+from cauterule_gui.panels.promotion import ApprovalInput, PromotionPanel
 from cauterule_gui.services import StoreServices
 from core.store.review_repo import ReviewRepository
 

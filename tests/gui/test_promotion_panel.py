@@ -29,7 +29,7 @@ from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.models.promotion_queue_model import PromotionQueueModel, load_snapshot
-from cauterule_gui.panels.promotion_panel import (
+from cauterule_gui.panels.promotion import (
     ApprovalInput,
     ApproveDialog,
     PromotionPanel,

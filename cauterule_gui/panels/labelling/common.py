@@ -34,7 +34,7 @@ def guidelines_path() -> Path:
 
 def semantic_embedder() -> Any:
     """The in-memory embedder shared with the promotion screen (raises when unavailable)."""
-    from cauterule_gui.panels.promotion_panel import load_embedder
+    from cauterule_gui.panels.promotion import load_embedder
 
     return load_embedder()
 
