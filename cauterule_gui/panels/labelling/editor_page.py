@@ -239,9 +239,6 @@ class EditorPage:
         """Save now (called before the window closes or the store changes)."""
         self.save_now()
 
-    def has_unsaved(self) -> bool:
-        return self.is_dirty() or bool(self._saves)
-
     def _on_saved(self, saved: label_data.SavedLabel) -> None:
         sentence = saved.result.label.sentence
         self._failure = None
