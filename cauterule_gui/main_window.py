@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.store.workspace_repo import WorkspaceScope
+from core.store.workspace_query import WorkspaceScope
 
 from cauterule_gui import settings as keys
 from cauterule_gui import theme, window_menus, window_settings, window_store
