@@ -338,7 +338,8 @@ def _validate_standing(doc: Mapping[str, Any]) -> Iterator[FieldProblem]:
         yield FieldProblem("status", f"expected one of {', '.join(STATUSES)}, got {_describe(doc['status'])}")
     yield from _nonblank(doc, "id", "id")
     if is_nonblank_str(doc.get("id")) and not _RULE_ID.match(doc["id"]):
-        yield FieldProblem("id", "contains characters other than letters, digits, '_' and '-'; the store refuses such ids (#499)", "note")
+        yield FieldProblem("id", "contains characters other than letters, digits, '_' and '-'; "
+                                 "the store refuses such ids (#499)", "note")
     yield from _validate_when(doc, flattened_ok=False)
     yield from _validate_do(doc, flattened_ok=False)
     yield from _confidence(doc)

@@ -72,7 +72,6 @@ def _key(qtbot: Any, window: Any, key: Qt.Key, modifier: Qt.KeyboardModifier = Q
 
 def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> None:
     rules = window.workspace.rules
-    evidence = window.workspace.evidence
     assert window.tabs.currentWidget() is window.workspace
     # Start on the rules with the most broken evidence: the hardest ones to approve.
     rules.view.setFocus()

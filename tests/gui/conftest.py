@@ -12,15 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gui_records import trajectory, write_jsonl
 from PySide6.QtCore import QSettings
 
 from core.importing import import_paths
+
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.jobs.runner import work_left_behind
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import configure_application_names, make_settings
-from gui_records import trajectory, write_jsonl
 
 
 @pytest.fixture(autouse=True)

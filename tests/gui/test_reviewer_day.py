@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import preset_reviewer
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -23,7 +24,6 @@ from cauterule_gui.main_window import MainWindow
 from cauterule_gui.panels.agreement import TAB_JUDGE
 from cauterule_gui.services import open_services
 from cauterule_gui.settings import KEY_WELCOME, make_settings
-from conftest import preset_reviewer
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 WIDTH, HEIGHT = 1280, 800
