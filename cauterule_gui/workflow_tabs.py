@@ -25,7 +25,6 @@ from cauterule_gui.panels.promotion import PromotionPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
-STATUS_MS = 8000
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_DECISION: "superseded", pq.COL_STALE: "⚠ stale"}
 PROMOTION_FLEXIBLE = {pq.COL_GROUP: (0.6, 6), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (3.0, 14),

@@ -9,7 +9,6 @@ from typing import Any
 
 from core.store.replay_repo import StoredOutcome, StoredResult
 
-REVIEW_STATUSES = ("unreviewed", "approve", "reject", "defer")
 BUCKETS = ("prevented", "broken", "near_miss", "missed")
 
 
@@ -19,7 +18,7 @@ class WorkspaceFilter:
     reason: str | None = None
     domain: str | None = None
     corpus: str | None = None
-    status: str | None = None  # one of REVIEW_STATUSES
+    status: str | None = None  # "unreviewed", "approve", "reject" or "defer"
     text: str = ""
 
 
