@@ -29,14 +29,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.make_scale_corpus import generate  # noqa: E402
 from core.importing import import_paths  # noqa: E402
 from core.replay.profiles import WORKBENCH  # noqa: E402
 from core.replaying import ReplayRunSummary, make_embedder, run_replay  # noqa: E402
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter  # noqa: E402
 from core.store.engine import Store, open_store  # noqa: E402
 from core.store.replay_repo import ReplayRepository  # noqa: E402
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceScope  # noqa: E402
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope  # noqa: E402
+from core.store.workspace_repo import WorkspaceRepository  # noqa: E402
+
+from benchmarks.make_scale_corpus import generate  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -147,7 +149,8 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--ref-sample", type=int, default=2000, help="pairs timed on cauterule 0.3.1")
     ap.add_argument("--reuse-store", action="store_true", help="keep an imported store from an earlier run")
-    ap.add_argument("--skip-lexical", action="store_true", help="one lexical run instead of two (with --reuse-store, for the semantic figures)")
+    ap.add_argument("--skip-lexical", action="store_true",
+                    help="one lexical run instead of two (with --reuse-store, for the semantic figures)")
     args = ap.parse_args()
     os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
     logging.disable(logging.WARNING)

@@ -21,7 +21,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
 
 from core.decisions import ApprovalRefused, PromotionError, ReasonRequired
 from core.store.engine import Store
-from core.store.workspace_repo import WorkspaceRule
+from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui import review_actions
 from cauterule_gui.jobs.runner import JobPool

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.store.workspace_repo import WorkspaceScope
+from core.store.workspace_query import WorkspaceScope
 
-from cauterule_gui import review_menu, session_state, theme
 from cauterule_gui import settings as keys
+from cauterule_gui import theme, window_menus, window_settings, window_store
 from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.import_controller import ImportController
 from cauterule_gui.jobs import JobRunner
@@ -45,17 +45,16 @@ from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.panels.welcome_panel import WelcomePanel
 from cauterule_gui.plain_text import plain_label
-from cauterule_gui.recent_stores import recent_stores, remember_store
+from cauterule_gui.recent_stores import remember_store
 from cauterule_gui.replay_controller import ReplayController
 from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
-from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error
+from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
 from cauterule_gui.workflow_tabs import WorkflowTabs
 
-STORE_FILTER = "Workbench store (*.sqlite *.db);;All files (*)"
 DEFAULT_SIZES = (330, 790, 440)
 LIVE_REFRESH_MS = 250
 DUPLICATES_AFTER_REPLAY_MS = 1500  # well after the post-replay refresh slices
@@ -163,88 +162,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
-        std = QKeySequence.StandardKey
-        self.new_store_action = self._action("&New store…", self.new_store, std.New, "Create an empty store")
-        self.open_store_action = self._action("&Open store…", self.open_store, std.Open, "Open another store")
-        self.import_action = self._action("&Import corpus folder…", self.import_folder, "Ctrl+I",
-                                          "Import CauterRule trajectories and rules from a folder")
-        self.demo_store_action = self._action("Open &demo store", self.start.open_demo_store,
-                                              tip="The bundled demo corpus in its own store (never mixed into yours)")
-        self.quit_action = self._action("&Quit", self.close, std.Quit)
-        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        self.find_action = self._action("&Filter trajectories", self.table_panel.focus_filter, std.Find)
-        self.refresh_action = self._action("&Refresh", self.refresh, std.Refresh)
-        self.newlines_action = QAction("Show \\n as &line breaks", self)
-        self.newlines_action.setCheckable(True)
-        self.newlines_action.setShortcut(QKeySequence("Ctrl+L"))
-        self.newlines_action.toggled.connect(self.viewer.set_literal_newlines)
-        self.newlines_action.toggled.connect(self.workspace.viewer.set_literal_newlines)
-        self.viewer.literal_newlines_changed.connect(self.newlines_action.setChecked)
-        self.history_action = self.history.toggleViewAction()
-        self.history_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
-        self.reviewer_action = self._action("Reviewer &name…", lambda: self.identity.ask(self))
-        self.help_action = self._action("&Keyboard shortcuts", self.show_shortcuts)
-        self.help_action.setShortcuts([QKeySequence("?"), QKeySequence("F1")])
-        self.addAction(self.help_action)
-
-        self.review_actions = review_menu.ReviewActions(self, self._settings, self._review_active)
-        review_menu.install(self.review_actions, self)
-        self.single_key_action = QAction("Single-&key shortcuts", self)
-        self.single_key_action.setCheckable(True)
-        self.single_key_action.setChecked(self.review_actions.single_keys_on)
-        self.single_key_action.toggled.connect(self.review_actions.set_single_keys)
-        self.review_actions.set_single_keys(self.review_actions.single_keys_on)
-        profiles = [self._action("&Workbench profile", lambda: self.replay.set_profile_name("workbench")),
-                    self._action("&Reference 0.3.1 profile", lambda: self.replay.set_profile_name("reference-0.3.1"))]
-        self._profile_group = self.review_actions.radio_group(profiles)
-        profiles[0 if self.replay.profile_name == "workbench" else 1].setChecked(True)
-        self.semantic_action = QAction("Se&mantic matching (workbench profile)", self)
-        self.semantic_action.setCheckable(True)
-        self.semantic_action.setChecked(self.replay.semantic)
-        self.semantic_action.toggled.connect(self.replay.set_semantic)
-
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.new_store_action)
-        file_menu.addAction(self.open_store_action)
-        file_menu.addAction(self.demo_store_action)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        for action in (None, self.import_action, *self.workflows.file_actions, None, self.quit_action):
-            file_menu.addSeparator() if action is None else file_menu.addAction(action)
-        edit_menu = bar.addMenu("&Edit")
-        edit_menu.addAction(self.find_action)
-        review = self.review_actions.menu(bar, "Re&view", ["Decide", None, "Navigate", None, "Rule"])
-        review.addSeparator()
-        review.addAction(self.reviewer_action)
-        review.addAction(self.single_key_action)
-        self.review_actions.menu(bar, "E&vidence", ["Evidence", None, "Mark"])
-        replay_menu = self.review_actions.menu(bar, "Re&play", ["Replay"])
-        replay_menu.addSeparator()
-        for action in profiles:
-            replay_menu.addAction(action)
-        replay_menu.addAction(self.semantic_action)
-        view_menu = bar.addMenu("V&iew")
-        view_menu.addAction(self.refresh_action)
-        view_menu.addAction(self.newlines_action)
-        view_menu.addAction(self.history_action)
-        self.theme_actions = [self._action(text, lambda n=name: self.set_theme(n)) for name, text in
-                              (("system", "&System"), ("light", "&Light"), ("dark", "&Dark"))]
-        self._theme_group = self.review_actions.radio_group(self.theme_actions)
-        theme_menu = view_menu.addMenu("&Theme")
-        for action in self.theme_actions:
-            theme_menu.addAction(action)
-        view_menu.addSeparator()
-        for action in self.tab_registry.build_actions():
-            view_menu.addAction(action)
-        bar.addMenu("&Help").addAction(self.help_action)
-        ev = self.review_actions.groups
-        evidence = self.workspace.evidence
-        evidence.add_verdict_mark_actions(list(zip(ev["Mark"][3:], ("Right", "Wrong", "Can't tell"))))
-        evidence.add_decision_actions(list(zip(ev["Decide"] + ev["Rule"], ("Approve", "Reject…", "Defer", "Undo",
-                                                                            "What if…", "Audit log"))))
-        evidence.add_row_actions(list(zip(ev["Mark"][:3] + [ev["Evidence"][6]],
-                                          ("Right", "Wrong", "Can't tell", "Waive broken…"))))
+        window_menus.build_actions(self)
 
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
@@ -411,64 +329,16 @@ class MainWindow(QMainWindow):
             self.importer.start([Path(folder)])
 
     def new_store(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "New store", "workbench.sqlite", STORE_FILTER,
-                                              options=QFileDialog.Option.DontConfirmOverwrite)
-        if not name:
-            return
-        if Path(name).exists():
-            self._warn("Store exists", f"{name}\nalready exists. Use File ▸ Open store… to open it.")
-            return
-        self.switch_store(Path(name))
+        window_store.new_store(self)
 
     def open_store(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Open store", "", STORE_FILTER)
-        if name:
-            self.switch_store(Path(name))
+        window_store.open_store(self)
 
     def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        current = self.services.path.resolve() if self.services else None
-        paths = [p for p in recent_stores(self._settings) if p.resolve() != current]
-        for path in paths:
-            action = self.recent_menu.addAction(str(path))
-            action.triggered.connect(lambda _c=False, p=path: self.switch_store(p))
-        if not paths:
-            self.recent_menu.addAction("No other recent stores").setEnabled(False)
+        window_store.fill_recent_menu(self)
 
     def switch_store(self, path: Path) -> bool:
-        self.workflows.flush()  # a typed label is saved to the store it was typed in
-        session_state.remember(self, self._settings)  # each store resumes where it was left
-        for _ in range(5):
-            # A finished job's signals are still queued (and a read may start the next read,
-            # e.g. the Label tab's filters then its list): deliver them, so quick reads that
-            # just ended do not count as "work in progress".
-            self.runner.wait_for_done(5000)
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-            if not self.runner.is_busy():
-                break
-        if self.runner.is_busy():
-            self._warn("Work in progress", "Wait for the running job to finish (or cancel it) first.")
-            return False
-        try:
-            services = self._open_services(path)
-        except (*STORE_ERRORS, OSError) as error:
-            self._warn(*describe_store_error(error, path), icon=QMessageBox.Icon.Critical)
-            return False
-        previous, self.services = self.services, services
-        self.corpus_model.set_repository(services.corpora)
-        self.trajectory_model.set_repository(services.corpora)
-        self.viewer.show_trajectory(None)
-        self.workspace.rules.set_repository(services.workspace)
-        self.history.refresh(services.replays)
-        self._show_store_path()
-        self.workflows.store_switched(services)
-        self.start.describe()
-        self.bulk.refresh_duplicates()
-        if not session_state.restore(self, self._settings):
-            self.tabs.setCurrentWidget(self.workspace if services.workspace.has_results() else self.splitter)
-        if previous is not None:
-            previous.close()
-        return True
+        return window_store.switch_store(self, path)
 
     def _show_store_path(self) -> None:
         path = str(self.services.path) if self.services else "no store"
@@ -489,51 +359,10 @@ class MainWindow(QMainWindow):
 
     # -- settings ----------------------------------------------------------------------
     def _restore_settings(self) -> None:
-        geometry = keys.read_bytes(self._settings, keys.KEY_GEOMETRY)
-        if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1560, 900)
-        state = keys.read_bytes(self._settings, keys.KEY_STATE)
-        if state is not None:
-            self.restoreState(state)
-        session_state.restore_splitters(self, self._settings)
-        session_state.restore_headers(self, self._settings)
-        splitter = keys.read_bytes(self._settings, keys.KEY_SPLITTER)
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
-        self.workspace.restore_state(keys.read_bytes(self._settings, keys.KEY_REVIEW_SPLITTER),
-                                     keys.read_bytes(self._settings, keys.KEY_EVIDENCE_SPLITTER))
-        self.table_panel.restore_header_state(keys.read_bytes(self._settings, keys.KEY_TABLE_HEADER))
-        self.workspace.rules.restore_header_state(keys.read_bytes(self._settings, keys.KEY_RULE_HEADER))
-        self.viewer.set_literal_newlines(keys.read_bool(self._settings, keys.KEY_LITERAL_NEWLINES))
-        self.workspace.rules.restore_filter_state(keys.read_dict(self._settings, keys.KEY_RULE_FILTER))
-        chosen = str(self._settings.value(keys.KEY_THEME, "system") or "system")
-        if chosen in theme.THEMES:
-            self.theme_actions[theme.THEMES.index(chosen)].setChecked(True)
-            if chosen != theme.choice():
-                theme.apply_choice(chosen)
-        has_results = self.services is not None and self.services.workspace.has_results()
-        if session_state.restore(self, self._settings):
-            return  # the tab, rule, evidence row and label the reviewer stopped at
-        if keys.read_bool(self._settings, keys.KEY_WELCOME, True):
-            self.tabs.setCurrentWidget(self.welcome)
-        else:
-            self.tabs.setCurrentWidget(self.workspace if has_results else self.splitter)
+        window_settings.restore_settings(self)
 
     def save_settings(self) -> None:
-        self._settings.setValue(keys.KEY_GEOMETRY, self.saveGeometry())
-        self._settings.setValue(keys.KEY_STATE, self.saveState())
-        self._settings.setValue(keys.KEY_SPLITTER, self.splitter.saveState())
-        outer, lower = self.workspace.save_state()
-        self._settings.setValue(keys.KEY_REVIEW_SPLITTER, outer)
-        self._settings.setValue(keys.KEY_EVIDENCE_SPLITTER, lower)
-        self._settings.setValue(keys.KEY_TABLE_HEADER, self.table_panel.header_state())
-        self._settings.setValue(keys.KEY_RULE_HEADER, self.workspace.rules.header_state())
-        self._settings.setValue(keys.KEY_LITERAL_NEWLINES, self.viewer.literal_newlines)
-        keys.write_dict(self._settings, keys.KEY_RULE_FILTER, self.workspace.rules.filter_state())
-        session_state.remember(self, self._settings)
-        session_state.save_splitters(self, self._settings)
-        session_state.save_headers(self, self._settings)
-        self._settings.sync()
+        window_settings.save_settings(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_settings()

@@ -23,11 +23,6 @@ def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     return label
 
 
-def visible_text(text: str) -> str:
-    """Text to set on a plain-text widget: bidi controls shown, not applied."""
-    return show_bidi(text)
-
-
 def plain_tooltip(text: str | None) -> str | None:
     """A tooltip string that Qt will render as exactly ``text`` (markup shown, not applied)."""
     if not text:

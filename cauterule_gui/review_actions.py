@@ -10,7 +10,7 @@ from __future__ import annotations
 from core.decisions import DecisionOutcome, DecisionRequest, decide, undo_last
 from core.store.engine import Store
 from core.store.review_repo import Decision
-from core.store.workspace_repo import WorkspaceRule
+from core.store.workspace_query import WorkspaceRule
 
 __all__ = ["first_upper", "request", "run", "undo"]
 

@@ -14,8 +14,6 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from core.loop.taint import TaintJustificationRequired
-from core.store.replay_repo import StoredOutcome
 from core.decisions import (
     AcknowledgementRequired,
     ApprovalRefused,
@@ -25,7 +23,9 @@ from core.decisions import (
     PromotionError,
     ReasonRequired,
 )
-from core.store.workspace_repo import WorkspaceRule
+from core.loop.taint import TaintJustificationRequired
+from core.store.replay_repo import StoredOutcome
+from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui import review_actions
 from cauterule_gui.models.formatting import BUCKET_SYMBOLS, BUCKET_WORDS, MARK_TEXT, number, signed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceScope
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow

@@ -10,6 +10,9 @@ from PySide6.QtCore import QLockFile
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, StoreLockedError, open_store
 from core.store.migrations import StoreTooNewError
+from core.store.replay_repo import ReplayRepository
+from core.store.review_repo import ReviewRepository
+from core.store.rule_repo import RuleRepository
 from core.store.store_file import (
     NotAStoreError,
     StoreCorruptError,
@@ -17,9 +20,6 @@ from core.store.store_file import (
     StoreReadOnlyError,
     inspect_store_file,
 )
-from core.store.replay_repo import ReplayRepository
-from core.store.review_repo import ReviewRepository
-from core.store.rule_repo import RuleRepository
 from core.store.workspace_repo import WorkspaceRepository
 
 STORE_ERRORS = (StoreTooNewError, StoreOpenError)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-
 THEMES = ("system", "light", "dark")
 _choice = "system"  # View ▸ Theme; "system" follows the desktop
 

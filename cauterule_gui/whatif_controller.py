@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from core.store.rule_repo import RuleText
-from core.store.workspace_repo import WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import WorkspaceRule, WorkspaceScope
 
 from cauterule_gui.jobs.replay_job import ReplayDone
 from cauterule_gui.models.formatting import VERDICT_TEXT

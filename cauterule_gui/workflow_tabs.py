@@ -18,14 +18,13 @@ from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
-from cauterule_gui.panels.agreement_panel import AgreementPanel
-from cauterule_gui.panels.labelling_panel import LabellingPanel
+from cauterule_gui.panels.agreement import AgreementPanel
+from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
-from cauterule_gui.panels.promotion_panel import PromotionPanel
+from cauterule_gui.panels.promotion import PromotionPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
-STATUS_MS = 8000
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_STALE: "⚠ stale"}
 PROMOTION_FLEXIBLE = {pq.COL_GROUP: (1.0, 10), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-
-import sqlite3
 
 import sqlalchemy.exc
 
@@ -146,9 +145,8 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
-    from core.reporting import build_report, report_markdown, write_report
-
     from core.metrics.ruler.model import MissingFloorError
+    from core.report import build_report, report_markdown, write_report
 
     if args.out is not None:
         try:

@@ -8,7 +8,6 @@ finish; the run is marked ``complete`` only after the last chunk.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path

@@ -11,7 +11,6 @@ from core.store.engine import Store
 from cauterule_gui.jobs.runner import JobCancelled, JobContext, JobHandle, JobPool, JobRunner
 
 
-
 def make_import_job(store: Store, paths: Sequence[Path]) -> Callable[[JobContext], ImportSummary]:
     roots = [Path(p) for p in paths]
 

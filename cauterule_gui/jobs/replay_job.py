@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -204,9 +204,3 @@ def start_model_load(runner: JobRunner, store_path: Path, process: ReplayProcess
             raise JobCancelled()
 
     return runner.submit(run, name="load embedding model", pool=JobPool.CPU, key="model")
-
-
-def rule_count_text(rule_ids: Sequence[int] | None) -> str:
-    if rule_ids is None:
-        return "every rule"
-    return f"{len(rule_ids)} rule" + ("" if len(rule_ids) == 1 else "s")

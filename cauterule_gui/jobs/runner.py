@@ -16,14 +16,18 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
 PROGRESS_INTERVAL_S = 0.1
+# Every runner alive in this process (weakly held): lets a shutdown check, or the GUI tests'
+# leftover-work guard, look at the pools the application really uses.
+_LIVE_RUNNERS: weakref.WeakSet[JobRunner] = weakref.WeakSet()
 
 
 class JobPool(Enum):
@@ -190,6 +194,7 @@ class JobRunner(QObject):
         self._active: set[JobHandle] = set()
         self._bridges: dict[JobHandle, tuple[_WorkerBridge, _Job]] = {}
         self._keyed: dict[str, JobHandle] = {}
+        _LIVE_RUNNERS.add(self)
 
     def submit(self, fn: Callable[[JobContext], Any], *, name: str, pool: JobPool = JobPool.CPU,
                key: str | None = None) -> JobHandle:
@@ -245,3 +250,24 @@ class JobRunner(QObject):
         """Cancel everything and wait; called when the window closes or the store changes."""
         self.cancel_all()
         return self.wait_for_done(msecs)
+
+    def work_left(self, msecs: int) -> list[str]:
+        """Wait up to ``msecs`` for both pools; the names of the jobs still running then (a pool
+        still busy with no job known to the runner is reported as ``<db pool>`` / ``<cpu pool>``)."""
+        if self.wait_for_done(msecs):
+            return []
+        names = sorted(handle.name for handle in self._active if handle.running)
+        pools = [f"<{name} pool>" for name, pool in (("db", self._db_pool), ("cpu", self._cpu_pool))
+                 if pool.activeThreadCount() > 0]
+        return names or pools
+
+
+def live_runners() -> list[JobRunner]:
+    """Every ``JobRunner`` alive in this process."""
+    return list(_LIVE_RUNNERS)
+
+
+def work_left_behind(msecs: int, runners: list[JobRunner] | None = None) -> list[str]:
+    """The jobs still running in ``runners`` (default: every live runner) after waiting up to
+    ``msecs`` for each."""
+    return [name for runner in (live_runners() if runners is None else runners) for name in runner.work_left(msecs)]

@@ -25,6 +25,7 @@ from core.loop.candidates import CandidateError, Preview, create_candidate, load
 from core.loop.suggest import SuggestError, Suggestion, suggest
 from core.replay.types import ReplayTrajectory
 from core.store.dto import TrajectoryDetail
+
 from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
 from cauterule_gui.loop.llm_settings import LlmSettingsDialog, load_config
 from cauterule_gui.plain_text import plain_label

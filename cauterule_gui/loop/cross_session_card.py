@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.loop.cross_session import SessionFileError, compare, parse_window, read_sessions
+
 from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard

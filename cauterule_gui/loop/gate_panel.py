@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from core.loop.gate import CorpusGateSummary
 from core.loop.views import TrajectoryLoopInfo
+
 from cauterule_gui.plain_text import plain_label
 
 FILTERS: tuple[tuple[str, str], ...] = (

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QSplitter
 
 from core.loop.views import candidate_taint, gate_summaries, trajectory_info
+
 from cauterule_gui.jobs.runner import JobContext, JobPool
 from cauterule_gui.loop.candidate_editor import CandidateEditor
 from cauterule_gui.loop.gate_panel import GatePanel, LoopData

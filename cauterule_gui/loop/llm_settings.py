@@ -7,6 +7,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
 
 from core.loop.suggest import SuggestConfig
+
 from cauterule_gui.plain_text import plain_label
 
 KEY_URL, KEY_MODEL, KEY_API_KEY, KEY_TIMEOUT = ("llm/base_url", "llm/model", "llm/api_key", "llm/timeout")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QListWidget, QPushButton, QV
 from core.loop.injection import InjectionOverlap
 from core.loop.views import CandidateTaint, candidate_taint, injection_for_run
 from core.store.engine import Store
+
 from cauterule_gui.jobs.runner import JobContext, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
 

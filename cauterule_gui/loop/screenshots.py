@@ -52,6 +52,7 @@ def main(out: Path) -> None:
     from core.replay.profiles import WORKBENCH
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
+
     from cauterule_gui.jobs import JobRunner
     from cauterule_gui.main_window import MainWindow
     from cauterule_gui.reviewer import KEY_REVIEWER

@@ -19,12 +19,6 @@ class AuditTableModel(RowsTableModel[AuditEvent]):
         super().__init__(parent)
         self.set_rows(events)
 
-    def set_events(self, events: Sequence[AuditEvent]) -> None:
-        self.set_rows(events)
-
-    def audit_event(self, row: int) -> AuditEvent | None:
-        return self.row_at(row)
-
     def cell(self, item: AuditEvent, column: int) -> str:
         return _display(item, column)
 

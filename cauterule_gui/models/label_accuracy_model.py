@@ -71,7 +71,8 @@ class LabelAccuracyModel(RowsTableModel[CorpusAccuracy]):
         if column == COL_TOKEN_AGREE:
             return rate_text(acc.token_agree, unmeasured_reason(item))
         if column == COL_AGREE:
-            return rate_text(acc.agreement, unmeasured_reason(item)) + ("" if empty or item.agreement_basis == "semantic" else " lexical")
+            basis = "" if empty or item.agreement_basis == "semantic" else " lexical"
+            return rate_text(acc.agreement, unmeasured_reason(item)) + basis
         if column == COL_EXCLUDED:
             return f"{item.no_ground_truth} / {item.no_rule_expected} / {item.no_candidate}"
         return ""

@@ -13,7 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
@@ -73,9 +74,6 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._duplicates = groups
         if self._rows:
             self.dataChanged.emit(self.index(0, COL_TRIGGER), self.index(len(self._rows) - 1, COL_TRIGGER))
-
-    def duplicates_of(self, rule_id: int) -> tuple[int, ...]:
-        return self._duplicates.get(rule_id, ())
 
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: WorkspaceRepository | None) -> None:

@@ -58,9 +58,6 @@ class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
         if self._rows:
             self.dataChanged.emit(self.index(0, COL_GATE), self.index(len(self._rows) - 1, COL_TRUST))
 
-    def loop_info(self, pk: int) -> Any:
-        return self._loop.get(pk)
-
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: CorpusRepository | None) -> None:
         self._repo = repository

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.store.replay_repo import StoredOutcome, StoredResult
-from core.store.workspace_repo import BUCKETS, WorkspaceRule
+from core.store.workspace_query import BUCKETS, WorkspaceRule
 
 from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit

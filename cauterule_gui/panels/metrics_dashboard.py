@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.metrics.ruler import figures
+
 from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
@@ -49,7 +50,7 @@ def dashboard_data(store: Any, run_id: int | None = None, semantic: bool = False
                    cancel: Any = None) -> dict[str, Any]:
     """Everything the dashboard draws, as the report dict (with the ruler). Pure core work."""
     from core.metrics.ruler.suite import check_ruler
-    from core.reporting import build_report
+    from core.report import build_report
 
     embed, note = None, None
     if semantic:

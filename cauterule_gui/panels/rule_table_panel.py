@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_repo import WorkspaceRepository
 
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.models import rule_table_model as cols
 from cauterule_gui.models.rule_table_model import ROW_ROLE, RuleTableModel
-from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.plain_text import plain_label
 
 FILTER_DEBOUNCE_MS = 250

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from core.store.replay_repo import ReplayRepository

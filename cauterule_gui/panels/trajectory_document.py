@@ -38,9 +38,8 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from core.store.dto import TrajectoryDetail
-
 from core.plain import BIDI_CONTROLS, show_bidi
+from core.store.dto import TrajectoryDetail
 
 from cauterule_gui import theme
 from cauterule_gui.panels.long_text import SHORTENED_CHARS, Operation, Pieces, iter_pieces

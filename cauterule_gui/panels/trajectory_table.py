@@ -5,12 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,

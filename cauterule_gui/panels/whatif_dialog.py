@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.store.workspace_repo import BucketMove
+from core.store.workspace_query import BucketMove
 
 from cauterule_gui.models.formatting import BUCKET_SYMBOLS, BUCKET_WORDS
 from cauterule_gui.plain_text import plain_label

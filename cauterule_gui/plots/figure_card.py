@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from core.metrics.ruler import figures
+
 from cauterule_gui.plain_text import plain_label
 
 DrawFn = Callable[[Figure, dict[str, Any]], None]

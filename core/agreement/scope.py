@@ -67,7 +67,9 @@ class ScopedRecall:
         return f"estimated from {self.judged} judged item{'s' if self.judged != 1 else ''}"
 
     def to_dict(self) -> dict[str, Any]:
-        r = (lambda v: None if v is None else round(v, 4))
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 4)
+
         return {"replay_recall": r(self.replay_recall), "estimate": r(self.estimate),
                 "ci_low": None if self.ci is None else r(self.ci[0]),
                 "ci_high": None if self.ci is None else r(self.ci[1]), "judged": self.judged,

@@ -336,11 +336,3 @@ def _check_optional_text(obj: Mapping[str, Any], name: str, path: str) -> Iterat
     except (TypeError, ValueError, RecursionError):
         shown = describe_value(raw)
     yield FieldProblem(path, f"expected a string or null, got {describe_value(raw)} ({shown}); kept as written", "note")
-
-
-def errors_only(problems: list[FieldProblem]) -> list[FieldProblem]:
-    return [p for p in problems if p.is_error]
-
-
-def notes_only(problems: list[FieldProblem]) -> list[FieldProblem]:
-    return [p for p in problems if not p.is_error]

@@ -31,10 +31,6 @@ _STAGING = ".staging-"
 _OLD = ".old-"
 
 
-class ExportWriteError(OSError):
-    """An export could not be written; the previous export (if any) is unchanged."""
-
-
 def write_file_atomic(target: Path, content: str | bytes) -> None:
     """Write ``target`` via a temporary sibling, fsynced and renamed into place; on any
     failure the temporary file is removed and ``target`` is as it was."""

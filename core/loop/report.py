@@ -1,5 +1,5 @@
 """Report sections for the loop: the gate, where rules fire at injection, source taint and
-the last cross-session measurement. ``core/reporting.py`` adds them under ``report["loop"]``
+the last cross-session measurement. ``core/report/`` adds them under ``report["loop"]``
 and renders them after its own sections (append-only hooks)."""
 
 from __future__ import annotations

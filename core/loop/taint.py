@@ -17,7 +17,6 @@ decision path calls it before it records an approval.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -123,10 +122,6 @@ def scan_record(record: Mapping[str, Any]) -> TaintReport:
     for name, text in fields:
         hits += [TaintHit(name, m) for m in markers_in(text)] if text.strip() else []
     return TaintReport(reference_tainted(record), tuple(hits))
-
-
-def scan_record_json(record_json: str) -> TaintReport:
-    return scan_record(json.loads(record_json))
 
 
 # -- approval hook ------------------------------------------------------------------------------

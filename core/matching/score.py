@@ -20,8 +20,8 @@ from core.matching.tables import (
     KNOWN_DOMAINS,
     STOP_WORDS,
 )
-from core.matching.text import content_tokens, normalize, ordered_content_tokens, stem, words
 from core.matching.text import bigrams as make_bigrams
+from core.matching.text import content_tokens, normalize, ordered_content_tokens, stem, words
 from core.matching.views import Span, TrajectoryViews
 
 __all__ = [

@@ -84,8 +84,8 @@ class WordIndex:
             if not word:  # only a text with a double space could match: do not filter
                 continue
             wid = self._exact.get(word)
-            found = np.intersect1d(found, self._texts_with(np.array([wid], dtype=np.int64) if wid is not None else np.zeros(0, np.int64)),
-                                   assume_unique=True)
+            ids = np.array([wid], dtype=np.int64) if wid is not None else np.zeros(0, np.int64)
+            found = np.intersect1d(found, self._texts_with(ids), assume_unique=True)
         if last and found.size:
             found = np.intersect1d(found, self._texts_with(self._words_matching("\n" + last)), assume_unique=True)
         return found, False

@@ -15,7 +15,6 @@ Approved rules carry their stale-approval report (``evidence.compare``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -360,7 +359,3 @@ def conflicts_among_approved(store: Store, similarity: Similarity | None = None)
     approved = _approved_texts(store, PromotionRepository(store).list(["active"]))
     found = find_conflicts(sim, approved, approved)
     return [c for c in found if c["rule_id"] < c["other_rule_id"]]
-
-
-def dump(queue: PromotionQueue) -> str:
-    return json.dumps(queue.to_json(), indent=2, ensure_ascii=False)

@@ -10,12 +10,13 @@ chunk; a cancel token is checked between chunks.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
 
+from core.metrics.wilson import wilson_interval
 from core.replay import matcher_bridge as mb
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
@@ -32,7 +33,6 @@ from core.replay.types import (
     SemanticState,
 )
 from core.replay.verdict import attribute, decide, rate
-from core.metrics.wilson import wilson_interval
 
 ProgressFn = Callable[[int, int], None]
 EmbedFn = Callable[[list[str]], np.ndarray]
@@ -320,19 +320,3 @@ def _pair_outcomes(
         [threshold] * len(score),
         [round(s - threshold, 6) for s in score],
     ))
-
-
-def run_info(output: ReplayOutput) -> dict[str, Any]:
-    """Small summary for logs and the CLI."""
-    verdicts: dict[str, int] = {}
-    for r in output.results:
-        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
-    return {
-        "status": output.status,
-        "profile": output.profile,
-        "config_hash": output.config_hash,
-        "pairs": output.pairs,
-        "seconds": round(output.seconds, 3),
-        "semantic": output.semantic_state,
-        "verdicts": verdicts,
-    }

@@ -18,7 +18,8 @@ from core.agreement.model import EVIDENCE_BUCKETS, FIRING_OF_BUCKET, IN_SCOPE, P
 from core.store.engine import Store
 
 
-def population(store: Store, run_id: int, rule_kinds: Sequence[str] | None = None, by_corpus: bool = False) -> list[PopulationItem]:
+def population(store: Store, run_id: int, rule_kinds: Sequence[str] | None = None,
+               by_corpus: bool = False) -> list[PopulationItem]:
     kinds_sql = ""
     params: dict[str, Any] = {"run": run_id}
     if rule_kinds is not None and not rule_kinds:

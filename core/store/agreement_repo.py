@@ -1,6 +1,6 @@
 """Agreement sessions, their items and the reviewers' committed judgements: all the SQL.
 
-Blindness is enforced here, not left to the screen: ``next_item`` / ``blind_item`` return an
+Blindness is enforced here, not left to the screen: ``next_item`` returns an
 item without replay's answer (or its stratum) in a blind session, and ``reveal`` refuses until
 the reviewer has committed. A judgement is one committed transaction (with its audit event),
 and it is final: the table is append-only and holds one row per (item, reviewer).
@@ -184,13 +184,6 @@ class AgreementRepository:
                 .order_by(AgreementItemRow.ordinal)
             ).first()
             return None if row is None else self._blind(session, row)
-
-    def blind_item(self, item_id: int) -> BlindItem:
-        with self._store.read_session() as session:
-            row = session.get(AgreementItemRow, item_id)
-            if row is None:
-                raise LookupError(f"no agreement item #{item_id}")
-            return self._blind(session, row)
 
     @staticmethod
     def _blind(session: Session, row: AgreementItemRow) -> BlindItem:

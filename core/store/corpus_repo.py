@@ -55,12 +55,6 @@ class CorpusRepository:
             assert row.id is not None
             return row.id
 
-    def set_role(self, name: str, role: str) -> None:
-        with self._store.session() as session:
-            session.execute(
-                update(CorpusRow).where(col(CorpusRow.name) == name).values(role=role, role_source="user")
-            )
-
     def corpus_ids(self) -> dict[str, int]:
         """Name -> id for every corpus (one cheap query; no counts)."""
         with self._store.read_session() as session:

@@ -11,7 +11,6 @@ from sqlalchemy import text
 from core.store.engine import Store
 
 
-
 class EmbeddingCacheRepository:
     def __init__(self, store: Store) -> None:
         self._store = store

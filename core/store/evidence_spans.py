@@ -89,8 +89,3 @@ def _compute(source: SpanSource) -> tuple[SpanTuple, ...]:
     views = TrajectoryViews.from_record(json.loads(row["record_json"]), include_input=matcher.include_input)
     parts = explain(rule, views, matcher, cosine=source.cosine)
     return tuple((s.field, s.start, s.end, s.kind) for s in parts.spans)
-
-
-def clear_cache() -> None:
-    with _lock:
-        _cache.clear()

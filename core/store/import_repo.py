@@ -52,8 +52,3 @@ class ImportReportRepository:
                 select(ImportIssueRow).where(ImportIssueRow.report_id == report_id).order_by(ImportIssueRow.id)
             ).all()
             return [ImportIssue(r.corpus, r.file, r.line, r.field, r.reason) for r in rows]
-
-    def latest_report_id(self) -> int | None:
-        with self._store.read_session() as session:
-            row = session.exec(select(ImportReportRow).order_by(ImportReportRow.id.desc())).first()  # type: ignore[union-attr]
-            return row.id if row else None

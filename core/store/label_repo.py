@@ -26,12 +26,19 @@ from core.labels.model import (
     TrajectoryKey,
 )
 from core.store.engine import Store
+from core.store.label_rows import (
+    KEY_SQL,
+    adjudication_of,
+    current_adjudication_row,
+    key_of_row,
+    label_of,
+    queue_sql,
+    resolve_ground_truth,
+    text_of,
+)
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AdjudicationRow, LabelHistoryRow, LabelRow
 from core.timeutil import utc_now
-
-_KEY_SQL = """SELECT t.id, c.name AS corpus, f.path AS file, t.line, t.trajectory_id, t.content_hash
-              FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id"""
 
 
 class UnknownTrajectory(LookupError):
@@ -40,32 +47,6 @@ class UnknownTrajectory(LookupError):
 
 class ReasonRequired(ValueError):
     pass
-
-
-def _key_of(row: Any) -> TrajectoryKey:
-    return TrajectoryKey(row["corpus"], row["file"], int(row["line"]), row["trajectory_id"], row["content_hash"])
-
-
-def _text_of(row: LabelRow | AdjudicationRow) -> LabelText:
-    return LabelText(row.trigger, row.directive, tuple(json.loads(row.variants_json)), row.note)
-
-
-def _label(row: LabelRow, current_hash: str | None = None) -> Label:
-    return Label(
-        id=row.id or 0, trajectory_pk=row.trajectory_pk,
-        key=TrajectoryKey(row.corpus, row.file, row.line, row.trajectory_id, row.record_hash),
-        reviewer=row.reviewer, text=_text_of(row), origin=row.origin, created_at=row.created_at,
-        updated_at=row.updated_at, stale=current_hash is not None and current_hash != row.record_hash,
-    )
-
-
-def _adjudication(row: AdjudicationRow) -> Adjudication:
-    return Adjudication(
-        id=row.id or 0, trajectory_pk=row.trajectory_pk,
-        key=TrajectoryKey(row.corpus, row.file, row.line, row.trajectory_id, row.record_hash), lead=row.lead,
-        chosen_reviewer=row.chosen_reviewer, text=_text_of(row), reason=row.reason, origin=row.origin,
-        created_at=row.created_at,
-    )
 
 
 class LabelRepository:
@@ -78,10 +59,10 @@ class LabelRepository:
             return self._key(session, trajectory_pk)
 
     def _key(self, session: Session, trajectory_pk: int) -> TrajectoryKey:
-        row = session.execute(sql(_KEY_SQL + " WHERE t.id = :pk"), {"pk": trajectory_pk}).mappings().first()
+        row = session.execute(sql(KEY_SQL + " WHERE t.id = :pk"), {"pk": trajectory_pk}).mappings().first()
         if row is None:
             raise UnknownTrajectory(f"no trajectory #{trajectory_pk} in {self._store.path}")
-        return _key_of(row)
+        return key_of_row(row)
 
     def find_trajectory(self, key: TrajectoryKey) -> tuple[int | None, str]:
         """The local trajectory for a key from another store: (pk, how) or (None, "unmatched").
@@ -91,7 +72,7 @@ class LabelRepository:
         """
         with self._store.read_session() as session:
             rows = session.execute(
-                sql(_KEY_SQL + " WHERE c.name = :corpus AND f.path = :file AND t.trajectory_id = :tid"
+                sql(KEY_SQL + " WHERE c.name = :corpus AND f.path = :file AND t.trajectory_id = :tid"
                     " AND t.content_hash = :hash ORDER BY t.line"),
                 {"corpus": key.corpus, "file": key.file, "tid": key.trajectory_id, "hash": key.record_hash},
             ).mappings().all()
@@ -117,7 +98,7 @@ class LabelRepository:
                 select(LabelRow).where(LabelRow.trajectory_pk == trajectory_pk, LabelRow.reviewer == reviewer)
             ).first()
             if row is not None and row.content_hash == new_hash and row.record_hash == key.record_hash:
-                return SaveResult(_label(row, key.record_hash), changed=False)
+                return SaveResult(label_of(row, key.record_hash), changed=False)
             if row is None:
                 before = None
                 action = "save"
@@ -129,7 +110,7 @@ class LabelRepository:
                 )
                 session.add(row)
             else:
-                before = _text_of(row)
+                before = text_of(row)
                 # Same words on a record that changed since: the reviewer confirms them for it.
                 action = "save" if row.content_hash != new_hash else "reconfirm"
                 row.trigger, row.directive, row.note = new.trigger, new.directive, new.note
@@ -141,7 +122,7 @@ class LabelRepository:
             self._history(session, row.id, reviewer, action, before, new, reason, now)
             append_audit(session, reviewer, f"label_{action}", "trajectory", trajectory_pk, reason,
                          before=None if before is None else before.to_dict(), after=new.to_dict())
-            return SaveResult(_label(row, key.record_hash), changed=True)
+            return SaveResult(label_of(row, key.record_hash), changed=True)
 
     @staticmethod
     def _history(
@@ -179,7 +160,7 @@ class LabelRepository:
                 query = query.where(col(LabelRow.trajectory_pk).is_not(None))
             rows = session.exec(query).all()
             hashes = self._hashes(session, [r.trajectory_pk for r in rows if r.trajectory_pk is not None])
-            return [_label(r, hashes.get(r.trajectory_pk or -1)) for r in rows]
+            return [label_of(r, hashes.get(r.trajectory_pk or -1)) for r in rows]
 
     @staticmethod
     def _hashes(session: Session, pks: Sequence[int]) -> dict[int, str]:
@@ -210,10 +191,6 @@ class LabelRepository:
                 for r in rows
             ]
 
-    def history_for(self, trajectory_pk: int, reviewer: str) -> list[LabelHistoryEntry]:
-        label = self.get(trajectory_pk, reviewer)
-        return [] if label is None else self.history(label.id)
-
     def import_label(
         self, trajectory_pk: int | None, key: TrajectoryKey, reviewer: str, text: LabelText, created_at: str,
         updated_at: str, origin: str, importer: str,
@@ -236,7 +213,7 @@ class LabelRepository:
             existing = session.exec(query).first()
             if existing is not None:
                 state = "same" if existing.content_hash == new_hash else "conflict"
-                return state, _label(existing)
+                return state, label_of(existing)
             row = LabelRow(
                 trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
                 trajectory_id=key.trajectory_id, record_hash=key.record_hash, reviewer=reviewer,
@@ -249,11 +226,11 @@ class LabelRepository:
             self._history(session, row.id, importer, "import", None, new, f"{origin} ({reviewer}'s label)", utc_now())
             append_audit(session, importer, "label_import", "trajectory", trajectory_pk or key.to_json(), origin,
                          after=dict(new.to_dict(), reviewer=reviewer))
-            return "added", _label(row)
+            return "added", label_of(row)
 
     # -- labelling queue ------------------------------------------------------------------
     def queue(self, reviewer: str, flt: LabelFilter | None = None, offset: int = 0, limit: int = 200) -> list[LabelQueueRow]:
-        query, params = self._queue_sql(reviewer, flt or LabelFilter())
+        query, params = queue_sql(reviewer, flt or LabelFilter())
         with self._store.read_session() as session:
             rows = session.execute(
                 sql(query + " ORDER BY c.name, f.path, t.line LIMIT :limit OFFSET :offset"),
@@ -275,42 +252,9 @@ class LabelRepository:
         return result
 
     def count_queue(self, reviewer: str, flt: LabelFilter | None = None) -> int:
-        query, params = self._queue_sql(reviewer, flt or LabelFilter())
+        query, params = queue_sql(reviewer, flt or LabelFilter())
         with self._store.read_session() as session:
             return int(session.execute(sql(f"SELECT count(*) FROM ({query})"), params).scalar_one())
-
-    @staticmethod
-    def _queue_sql(reviewer: str, flt: LabelFilter) -> tuple[str, dict[str, Any]]:
-        query = """SELECT t.id, t.trajectory_id, c.name AS corpus, f.path AS file, t.line, t.domain, t.success,
-                          t.failure_class, t.expected_rule, me.trigger AS my_trigger, me.directive AS my_directive,
-                          (SELECT count(*) FROM label l WHERE l.trajectory_pk = t.id) AS labels,
-                          EXISTS (SELECT 1 FROM adjudication a WHERE a.trajectory_pk = t.id) AS adjudicated
-                   FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id
-                   LEFT JOIN label me ON me.trajectory_pk = t.id AND me.reviewer = :reviewer
-                   WHERE 1 = 1"""
-        params: dict[str, Any] = {"reviewer": reviewer}
-        if flt.corpus:
-            query += " AND c.name = :corpus"
-            params["corpus"] = flt.corpus
-        if flt.domain:
-            query += " AND t.domain = :domain"
-            params["domain"] = flt.domain
-        if flt.text:
-            query += " AND (t.trajectory_id LIKE :pattern OR t.task LIKE :pattern OR t.failure_class LIKE :pattern)"
-            params["pattern"] = f"%{flt.text}%"
-        if flt.status == "missing":
-            query += " AND me.id IS NULL"
-        elif flt.status == "labelled":
-            query += " AND me.id IS NOT NULL"
-        elif flt.status == "no_ground_truth":
-            query += (
-                " AND NOT EXISTS (SELECT 1 FROM label l WHERE l.trajectory_pk = t.id)"
-                " AND NOT EXISTS (SELECT 1 FROM adjudication a WHERE a.trajectory_pk = t.id)"
-                " AND (t.expected_rule IS NULL OR t.expected_rule = '')"
-            )
-        elif flt.status != "all":
-            raise ValueError(f"unknown label status filter {flt.status!r}")
-        return query, params
 
     # -- adjudication ---------------------------------------------------------------------
     def adjudicate(
@@ -322,7 +266,7 @@ class LabelRepository:
         new = text.normalised()
         with self._store.session() as session:
             key = self._key(session, trajectory_pk)
-            before = _current_adjudication(session, trajectory_pk)
+            before = current_adjudication_row(session, trajectory_pk)
             row = AdjudicationRow(
                 trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
                 trajectory_id=key.trajectory_id, record_hash=key.record_hash, lead=lead,
@@ -334,10 +278,10 @@ class LabelRepository:
             session.flush()
             append_audit(
                 session, lead, "adjudicate", "trajectory", trajectory_pk, reason,
-                before=None if before is None else dict(_text_of(before).to_dict(), lead=before.lead),
+                before=None if before is None else dict(text_of(before).to_dict(), lead=before.lead),
                 after=dict(new.to_dict(), chosen_reviewer=chosen_reviewer),
             )
-            return _adjudication(row)
+            return adjudication_of(row)
 
     def import_adjudication(
         self, trajectory_pk: int | None, key: TrajectoryKey, lead: str, chosen_reviewer: str | None, text: LabelText,
@@ -347,7 +291,7 @@ class LabelRepository:
         new = text.normalised()
         new_hash = new.content_hash()
         with self._store.session() as session:
-            current = _current_adjudication(session, trajectory_pk)
+            current = current_adjudication_row(session, trajectory_pk)
             if current is None and trajectory_pk is None:
                 current = session.exec(
                     select(AdjudicationRow).where(
@@ -357,7 +301,7 @@ class LabelRepository:
                     ).order_by(col(AdjudicationRow.created_at).desc())
                 ).first()
             if current is not None:
-                return ("same" if current.content_hash == new_hash else "conflict"), _adjudication(current)
+                return ("same" if current.content_hash == new_hash else "conflict"), adjudication_of(current)
             row = AdjudicationRow(
                 trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,
                 trajectory_id=key.trajectory_id, record_hash=key.record_hash, lead=lead,
@@ -369,7 +313,7 @@ class LabelRepository:
             session.flush()
             append_audit(session, importer, "adjudication_import", "trajectory", trajectory_pk or key.to_json(),
                          reason, after=dict(new.to_dict(), lead=lead))
-            return "added", _adjudication(row)
+            return "added", adjudication_of(row)
 
     def adjudications(self, trajectory_pk: int | None = None, corpus: str | None = None) -> list[Adjudication]:
         """Every adjudication, oldest first (the last one per trajectory is in force)."""
@@ -379,12 +323,7 @@ class LabelRepository:
                 query = query.where(AdjudicationRow.trajectory_pk == trajectory_pk)
             if corpus is not None:
                 query = query.where(AdjudicationRow.corpus == corpus)
-            return [_adjudication(r) for r in session.exec(query).all()]
-
-    def current_adjudication(self, trajectory_pk: int) -> Adjudication | None:
-        with self._store.read_session() as session:
-            row = _current_adjudication(session, trajectory_pk)
-            return None if row is None else _adjudication(row)
+            return [adjudication_of(r) for r in session.exec(query).all()]
 
     # -- ground truth ---------------------------------------------------------------------
     def ground_truth(self, trajectory_pk: int, reviewer: str | None = None) -> GroundTruth:
@@ -416,43 +355,6 @@ class LabelRepository:
                 ).all():
                     adjudicated[adj.trajectory_pk or -1] = adj
         return {
-            int(pk): _resolve(int(pk), expected, labels.get(int(pk), []), adjudicated.get(int(pk)), reviewer)
+            int(pk): resolve_ground_truth(int(pk), expected, labels.get(int(pk), []), adjudicated.get(int(pk)), reviewer)
             for pk, expected in trajectories
         }
-
-
-def _current_adjudication(session: Session, trajectory_pk: int | None) -> AdjudicationRow | None:
-    if trajectory_pk is None:
-        return None
-    return session.exec(
-        select(AdjudicationRow).where(AdjudicationRow.trajectory_pk == trajectory_pk)
-        .order_by(col(AdjudicationRow.created_at).desc(), col(AdjudicationRow.id).desc())
-    ).first()
-
-
-def _resolve(
-    pk: int, expected_rule: str | None, labels: list[LabelRow], adjudication: AdjudicationRow | None,
-    reviewer: str | None,
-) -> GroundTruth:
-    """Adjudicated label, else the reviewer's own label, else the imported ``expected_rule``.
-
-    Without a reviewer, labels count only when every reviewer wrote the same thing; when they
-    differ the trajectory is flagged ``conflicting`` (it needs adjudication) and falls back to
-    the imported rule.
-    """
-    distinct = {row.content_hash for row in labels}
-    conflicting = len(distinct) > 1
-    if adjudication is not None:
-        text = _text_of(adjudication)
-        return GroundTruth(pk, "adjudicated", text, text.sentence(), adjudication.lead, False)
-    own = [row for row in labels if row.reviewer == reviewer] if reviewer is not None else []
-    if own:
-        text = _text_of(own[0])
-        return GroundTruth(pk, "label", text, text.sentence(), reviewer, conflicting)
-    if reviewer is None and labels and not conflicting:
-        text = _text_of(labels[0])
-        names = ", ".join(sorted(row.reviewer for row in labels))
-        return GroundTruth(pk, "label", text, text.sentence(), names, False)
-    if expected_rule is not None:
-        return GroundTruth(pk, "imported", None, expected_rule, None, conflicting)
-    return GroundTruth(pk, "none", None, None, None, conflicting)

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from core.store.engine import Store
-from core.store.review_repo import ApprovalRefused, Decision, append_audit, unreviewed_broken_in, write_decision
+from core.store.review_repo import ApprovalRefused, Decision, append_audit, unreviewed_broken_in
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
@@ -82,21 +82,6 @@ class PromotionRepository:
         self._store = store
 
     # -- approve / re-approve ------------------------------------------------------------
-    def approve_and_promote(
-        self, rule_id: int, rule_version_id: int, run_id: int, result_id: int, reviewer: str, reason: str | None,
-        provenance: dict[str, Any], evidence: dict[str, Any],
-    ) -> tuple[Decision, Promotion, bool]:
-        """Record an approval and make (or refresh) its standing rule in one transaction.
-
-        Returns (decision, promotion, created). The broken-evidence rule is checked inside
-        the transaction. (The decision service, ``core.decisions``, is the path every screen uses.)
-        """
-        with self._store.session() as session:
-            refuse_unreviewed_broken(session, reviewer, result_id)
-            decision = write_decision(session, rule_id, rule_version_id, run_id, reviewer, "approve", reason, evidence)
-            promotion, created = promote_in(session, decision, rule_id, rule_version_id, run_id, reviewer, reason,
-                                            provenance, evidence)
-            return decision, promotion, created
 
     # -- lifecycle -----------------------------------------------------------------------
     def retire(self, standing_id: str, actor: str, reason: str) -> Promotion:

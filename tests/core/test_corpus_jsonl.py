@@ -134,7 +134,8 @@ def test_data_is_kept_exactly_as_written() -> None:
 
 def test_convenience_properties() -> None:
     [with_rule, without] = read(
-        f"{line('A', domain='git', failure_class='git/push', failure_point='step_1', expected_outcome='should_extract', expected_rule='')}\n"
+        line('A', domain='git', failure_class='git/push', failure_point='step_1', expected_outcome='should_extract',
+             expected_rule='') + "\n"
         f"{json.dumps({**rec('x'), 'trajectory_id': '', 'id': 'B'})}\n"
     ).records
     assert (with_rule.domain, with_rule.failure_class, with_rule.failure_point) == ("git", "git/push", "step_1")

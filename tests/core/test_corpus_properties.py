@@ -22,7 +22,9 @@ json_values = st.recursive(
     max_leaves=12,
 )
 VALID = {"trajectory_id": "T", "timestamp": "t", "task": "x", "steps": [{"step_number": 1, "tool": "bash"}], "success": True}
-trajectory_like = st.builds(lambda base, extra: {**base, **extra}, st.just(VALID), st.dictionaries(st.sampled_from(sorted(VALID) + ["tags", "severity", "id"]), json_values, max_size=3))
+trajectory_like = st.builds(lambda base, extra: {**base, **extra}, st.just(VALID),
+                            st.dictionaries(st.sampled_from(sorted(VALID) + ["tags", "severity", "id"]), json_values,
+                                            max_size=3))
 
 
 def no_internal_errors(result: Any) -> None:

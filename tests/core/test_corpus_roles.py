@@ -9,7 +9,8 @@ from core.corpus.roles import infer_corpus_role, role_for_folder, role_for_outco
 
 @pytest.mark.parametrize(
     ("outcome", "role"),
-    [("should_extract", "extraction"), ("should_silence", "silence"), ("should_reject", "rejection"), (None, None), ("bogus", None)],
+    [("should_extract", "extraction"), ("should_silence", "silence"), ("should_reject", "rejection"), (None, None),
+     ("bogus", None)],
 )
 def test_role_for_outcome(outcome: str | None, role: str | None) -> None:
     assert role_for_outcome(outcome) == role

@@ -188,7 +188,9 @@ def test_no_errors_iff_reference_model_accepts(obj: object) -> None:
 
 
 _json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", " ", "x", "true", "0", "None"]))
-_json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
+_json_values = st.recursive(
+    _json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6)
 _maybe = lambda values: st.one_of(st.just(_DELETE), st.sampled_from(values), _json_values)  # noqa: E731
 _step = st.fixed_dictionaries(
     {},

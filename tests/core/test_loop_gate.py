@@ -7,10 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from core.loop.gate import (FAILURE_WITHOUT_SIGNAL, NEARMISS_RECOVERED, NO_FAILURE_SIGNAL, GateRow, gate_record,
-                            summarise)
 from loop_corpus import shared_records
+
+from core.loop.gate import (
+    FAILURE_WITHOUT_SIGNAL,
+    NEARMISS_RECOVERED,
+    NO_FAILURE_SIGNAL,
+    GateRow,
+    gate_record,
+    summarise,
+)
 
 
 @pytest.mark.external

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 import yaml
+from loop_corpus import shared_records
 
 from core.loop.injection import InjectionFilters, InjectionRule, PoolItem, fires, match_rules, overlap
-from loop_corpus import shared_records
 
 
 def _standing(i: int, rule: InjectionRule) -> Any:

@@ -59,7 +59,8 @@ def test_taint_is_computed_for_every_trajectory(store: Store) -> None:
     info = trajectory_info(store)
     by_id = {d.trajectory_id: info[d.id] for d in CorpusRepository(store).get_trajectories()}
     assert by_id["DA-002-tool-output-injection"].taint.reference and by_id["DA-002-tool-output-injection"].taint.tainted
-    assert not by_id["DA-001-injection-in-task"].taint.reference and by_id["DA-001-injection-in-task"].taint.tainted  # payload in the task
+    injected = by_id["DA-001-injection-in-task"].taint
+    assert not injected.reference and injected.tainted  # payload in the task
     assert sum(i.taint.tainted for i in info.values()) == 2
 
 

@@ -9,10 +9,17 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.loop.taint import (ENCODED_BLOB, LOOKALIKES, MARKERS, TaintJustificationRequired, check_approval,
-                             reference_tainted, scan_record)
 from loop_corpus import shared_records
+
+from core.loop.taint import (
+    ENCODED_BLOB,
+    LOOKALIKES,
+    MARKERS,
+    TaintJustificationRequired,
+    check_approval,
+    reference_tainted,
+    scan_record,
+)
 
 
 def _reference(record: dict[str, Any]) -> bool:

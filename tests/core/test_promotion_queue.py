@@ -6,7 +6,13 @@ import pytest
 from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixtures)
 
 from core.promotion import (
-    Gate, approve, conflicts_among_approved, defer, promotion_queue, reject, set_agreement_gate,
+    Gate,
+    approve,
+    conflicts_among_approved,
+    defer,
+    promotion_queue,
+    reject,
+    set_agreement_gate,
 )
 from core.promotion.gates import marks_agreement_gate
 from core.promotion.similarity import Similarity, lexical

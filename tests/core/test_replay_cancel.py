@@ -6,13 +6,15 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.make_scale_corpus import generate
 from core.importing import import_paths
 from core.replay.profiles import WORKBENCH
 from core.replaying import run_replay
 from core.store.engine import open_store
 from core.store.replay_repo import ReplayRepository
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceScope
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
+from core.store.workspace_repo import WorkspaceRepository
+
+from benchmarks.make_scale_corpus import generate
 
 
 def test_cancel_mid_run_returns_quickly_and_keeps_nothing_as_complete(tmp_path: Path, shared_corpus: Path) -> None:

@@ -10,16 +10,16 @@ import random
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_matching_batch import random_record, random_rule
 
 from core.matching import REFERENCE_0_3_1, REFERENCE_0_3_1_SEMANTIC, TrajectoryViews, index_views, score_matrix
 from core.matching.batch import FLOOR_CODES
 from core.matching.word_index import WordIndex
 from core.replay.engine import replay
 from core.replay.inputs import trajectory_from_record
-from core.replay.profiles import REFERENCE_0_3_1 as REPLAY_REFERENCE, WORKBENCH
+from core.replay.profiles import REFERENCE_0_3_1 as REPLAY_REFERENCE
+from core.replay.profiles import WORKBENCH
 from core.replay.types import ReplayRule
-
-from test_matching_batch import random_record, random_rule
 
 WORD = st.text(alphabet="abc-_1", min_size=1, max_size=4)
 NORMALISED = st.lists(WORD, min_size=0, max_size=6).map(" ".join)

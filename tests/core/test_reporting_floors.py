@@ -14,7 +14,7 @@ from core.metrics.ruler.model import MissingFloorError
 from core.plain import markdown_text
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
-from core.reporting import build_report, metrics_from_report, report_markdown, write_report
+from core.report import build_report, metrics_from_report, report_markdown, write_report
 from core.store.engine import Store, open_store
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
@@ -76,7 +76,7 @@ def test_markdown_numbers_equal_the_json(written: Path) -> None:
     report = json.loads((written.parent / "report.json").read_text())
     markdown = written.read_text()
     for m in report["metrics"]:
-        line = next(l for l in markdown.splitlines() if l.startswith(f"| `{m['key']}` |"))
+        line = next(row for row in markdown.splitlines() if row.startswith(f"| `{m['key']}` |"))
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[1] == _fmt(m["value"]), m["key"]
         assert cells[4] == _fmt(m["floor"]["value"]), m["key"]
@@ -87,7 +87,7 @@ def test_markdown_numbers_equal_the_json(written: Path) -> None:
     # The per-corpus table shows the same rate and floor as the JSON.
     row = report["corpora"]["failures"]
     rate = row["rate"]
-    line = next(l for l in markdown.splitlines() if l.startswith("| failures |"))
+    line = next(row for row in markdown.splitlines() if row.startswith("| failures |"))
     assert f"{rate['k']}/{rate['n']} = {rate['value']:.3f} [{rate['ci_low']:.3f}, {rate['ci_high']:.3f}]" in line
     assert f"| {_fmt(row['rate_floor']['value'])} |" in line
     # Every number in the ruler table comes from the JSON.

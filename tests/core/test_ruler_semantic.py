@@ -5,11 +5,11 @@ better than token_f1 and still catches another domain's trigger."""
 from __future__ import annotations
 
 import pytest
+from test_ruler_harness import mutations, rows
 
 from core.embeddings import EmbeddingUnavailable, SentenceEmbedder
 from core.metrics.ruler import comparators as C
 from core.metrics.ruler.harness import check
-from test_ruler_harness import mutations, rows
 
 
 @pytest.fixture(scope="module")

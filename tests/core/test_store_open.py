@@ -15,6 +15,7 @@ from core import cli
 from core.store.engine import StoreOpenError, check_store_version, open_store
 from core.store.migrations import LEGACY_VERSION, MIGRATIONS, migrate
 from core.store.store_file import APPLICATION_ID, StoreReadOnlyError
+
 from tests.drills.bad_stores import VARIANTS, fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from core.importing import import_paths
 from core.plain import markdown_text, terminal_safe
 from core.replay.profiles import profile_by_name
 from core.replaying import materialise_expected_rules, run_replay
-from core.reporting import build_report, report_markdown
+from core.report import build_report, report_markdown
 from core.store.engine import open_store
 
 EVIL = "team\n# Injected heading\n[click](javascript:alert(1)) ![x](http://evil.example/i.png) <b>b</b> a|b"

@@ -44,7 +44,8 @@ def test_every_jsonl_reads_without_issues_358_records(trajectory_results) -> Non
 def test_every_record_the_reference_loads_is_read_by_us(trajectory_results) -> None:  # noqa: ANN001
     from cauterule.serialization.trajectory_jsonl import load_trajectories
 
-    theirs = Counter((rel, t.id) for rel, (f, _) in trajectory_results.items() for t in load_trajectories(f.abs_path, strict=True))
+    theirs = Counter((rel, t.id) for rel, (f, _) in trajectory_results.items()
+                     for t in load_trajectories(f.abs_path, strict=True))
     ours = Counter((rel, r.trajectory_id) for rel, (_, result) in trajectory_results.items() for r in result.records)
     assert ours == theirs
 

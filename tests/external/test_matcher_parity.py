@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-
 from cauterule.models.candidate import CandidateRule
 from cauterule.models.rule import RuleDo, RuleWhen
 from cauterule.models.trajectory import Trajectory
 from cauterule.replay import embeddings as ref_embeddings
 from cauterule.replay import matcher as ref
+
 from core.matching import (
     REFERENCE_0_3_1,
     REFERENCE_0_3_1_SEMANTIC,

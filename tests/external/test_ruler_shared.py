@@ -45,13 +45,13 @@ def test_ruler_on_the_shared_corpus(shared_store: Store) -> None:
 
 
 def test_report_numbers_equal_the_json_on_the_shared_corpus(shared_store: Store, tmp_path: Path) -> None:
-    from core.reporting import write_report
+    from core.report import write_report
 
     path = write_report(shared_store, None, tmp_path, semantic=False)
     report = json.loads((tmp_path / "report.json").read_text())
     markdown = path.read_text()
     for m in report["metrics"]:
-        line = next(l for l in markdown.splitlines() if l.startswith(f"| `{m['key']}` |"))
+        line = next(row for row in markdown.splitlines() if row.startswith(f"| `{m['key']}` |"))
         value = "not measured" if m["value"] is None else f"{m['value']:.3f}"
         floor = "not measured" if m["floor"]["value"] is None else f"{m['floor']['value']:.3f}"
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -59,17 +59,18 @@ def test_report_numbers_equal_the_json_on_the_shared_corpus(shared_store: Store,
 
 
 def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store, qapp: Any, tmp_path: Path) -> None:
-    # Tests never write into the checkout: the committed screenshots come from packaging/screenshots.py.
-    screenshot = tmp_path / "dashboard.png"
-    from cauterule_gui.jobs import JobRunner
-    from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
-    from cauterule_gui.services import StoreServices
     from core.store.corpus_repo import CorpusRepository
     from core.store.replay_repo import ReplayRepository
     from core.store.review_repo import ReviewRepository
     from core.store.rule_repo import RuleRepository
     from core.store.workspace_repo import WorkspaceRepository
 
+    from cauterule_gui.jobs import JobRunner
+    from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
+    from cauterule_gui.services import StoreServices
+
+    # Tests never write into the checkout: the committed screenshots come from packaging/screenshots.py.
+    screenshot = tmp_path / "dashboard.png"
     services = StoreServices(shared_store, CorpusRepository(shared_store), RuleRepository(shared_store),
                              ReplayRepository(shared_store), ReviewRepository(shared_store),
                              WorkspaceRepository(shared_store))

@@ -1,7 +1,8 @@
 """GUI test fixtures: each test gets its own store, settings file and job runner.
 
 Settings are redirected to ``tmp_path`` (INI), never the user's config. The runner fixture
-cancels and waits for every job at teardown, so no QThreadPool work outlives a test.
+cancels and waits for every job at teardown, and a guard checks after each test that no job
+runner's pools (the app's own QThreadPools) still run work.
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, QThreadPool
+from gui_records import trajectory, write_jsonl
+from PySide6.QtCore import QSettings
 
 from core.importing import import_paths
+
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.jobs.runner import work_left_behind
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import configure_application_names, make_settings
-from gui_records import trajectory, write_jsonl
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +77,6 @@ def runner(qapp: Any) -> Iterator[JobRunner]:
     job_runner = JobRunner()
     yield job_runner
     assert job_runner.shutdown(5000), "jobs still running at teardown"
-    assert QThreadPool.globalInstance().waitForDone(5000)
 
 
 @pytest.fixture
@@ -159,13 +161,19 @@ def review_window(qtbot: Any, replayed: StoreServices, runner: JobRunner) -> Ite
     main_window.close()
 
 
+def assert_no_work_left(runners: list[JobRunner] | None = None, msecs: int = 5000) -> None:
+    """Fail when a job runner's pools (default: every live runner's) still run work after ``msecs``."""
+    left = work_left_behind(msecs, runners)
+    assert not left, f"pool work left behind: {left}"
+
+
 @pytest.fixture(autouse=True)
 def nothing_left_behind(qapp: Any) -> Iterator[None]:
     """After each test (pytest-qt has closed its widgets by then): no pool work, no window."""
     yield
     from PySide6.QtWidgets import QApplication
 
-    assert QThreadPool.globalInstance().waitForDone(5000), "QThreadPool work left behind"
+    assert_no_work_left()
     qapp.processEvents()
     visible = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
     assert not visible, f"windows left open: {[type(w).__name__ + ':' + w.windowTitle() for w in visible]}"

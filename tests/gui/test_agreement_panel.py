@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel
 
+from core.agreement.blind import answer_text
 from core.agreement.model import BlindItem, Progress
 from core.agreement.results import session_result
-from core.agreement.session import commit_judgement, create_session, next_item
+from core.agreement.session import commit_judgement, create_session, judging_view, next_item
 from core.cli_agreement import register
 from core.importing import import_paths
 from core.labels.model import LabelText
@@ -29,6 +31,7 @@ from core.store.agreement_repo import AgreementRepository
 from core.store.engine import open_store
 from core.store.label_repo import LabelRepository
 from core.store.review_repo import ReviewRepository
+
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import agreement_data
 from cauterule_gui.models.agreement_result_models import AgreementStratumModel, stratum_rows
@@ -37,14 +40,10 @@ from cauterule_gui.models.agreement_team_models import (
     LabelDisagreementModel,
     MergeConflictModel,
 )
-from core.agreement.blind import answer_text
-from core.agreement.session import judging_view
-from cauterule_gui.panels.agreement_panel import TAB_JUDGE, TAB_NEW, TAB_RESULTS, TAB_TEAM, AgreementPanel
+from cauterule_gui.panels.agreement import TAB_JUDGE, TAB_NEW, TAB_RESULTS, TAB_TEAM, AgreementPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import REVIEWER, preset_reviewer
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 

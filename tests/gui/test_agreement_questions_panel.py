@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from test_agreement_panel import REVIEWER, close_panel, demo, demo_template, make_panel, wait_item  # noqa: F401
+
 from core.agreement.blind import rule_sentence
 from core.agreement.session import create_session
 from core.store.agreement_repo import AgreementRepository
 
 from cauterule_gui.jobs import JobRunner
-from cauterule_gui.panels.agreement_panel import TAB_JUDGE, TAB_RESULTS
+from cauterule_gui.panels.agreement import TAB_JUDGE, TAB_RESULTS
 from cauterule_gui.services import StoreServices
-from test_agreement_panel import REVIEWER, close_panel, demo, demo_template, make_panel, wait_item  # noqa: F401
 
 
 def test_a_trigger_that_starts_with_when_is_not_prefixed_again() -> None:

@@ -6,19 +6,29 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QThreadPool
+import pytest
 from PySide6.QtGui import QImage
 
 from cauterule_gui import app
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.jobs.runner import work_left_behind
 
 
-def test_screenshot_writes_a_png_of_the_loaded_window(qapp: Any, tmp_path: Path) -> None:
+def test_screenshot_writes_a_png_of_the_loaded_window(qapp: Any, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[JobRunner] = []  # the app's own runner, kept to check its pools afterwards
+
+    def runner(*args: Any, **kwargs: Any) -> JobRunner:
+        made.append(JobRunner(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(app, "JobRunner", runner)
     png = tmp_path / "window.png"
     code = app.main(["--store", str(tmp_path / "s.sqlite"), "--screenshot", str(png)])
     assert code == 0
     image = QImage(str(png))
     assert png.stat().st_size > 0 and not image.isNull() and image.width() > 800
-    assert QThreadPool.globalInstance().activeThreadCount() == 0
+    assert len(made) == 1 and work_left_behind(0, made) == []
 
 
 def test_first_start_never_imports_the_demo_into_the_store(qapp: Any, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conftest import build_replayed_store, preset_reviewer
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 
 from cauterule_gui.jobs import JobRunner
@@ -14,7 +15,6 @@ from cauterule_gui.main_window import MainWindow
 from cauterule_gui.models.rule_table_model import COL_TRIGGER
 from cauterule_gui.services import open_services
 from cauterule_gui.settings import make_settings
-from conftest import build_replayed_store, preset_reviewer
 
 
 def _select_rows(window: MainWindow, rows: list[int]) -> None:

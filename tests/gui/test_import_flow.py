@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gui_records import trajectory, write_jsonl
 
 import core.importing
+
 from cauterule_gui.main_window import MainWindow
-from gui_records import trajectory, write_jsonl
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from cauterule_gui.jobs import JobContext, JobFailure, JobPool, JobRunner
 
 
@@ -105,3 +107,21 @@ def test_database_pool_runs_one_job_at_a_time(qtbot: Any, runner: JobRunner) -> 
         runner.submit(work, name=f"write {i}", pool=JobPool.DB)
     qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
     assert peak[0] == 1
+
+
+def test_the_leftover_work_guard_fails_while_a_runner_job_still_runs(qtbot: Any) -> None:
+    from conftest import assert_no_work_left
+
+    runner = JobRunner()
+    release = threading.Event()
+    handle = runner.submit(lambda _ctx: release.wait(10), name="sleeper", pool=JobPool.CPU)
+    try:
+        with pytest.raises(AssertionError, match="sleeper"):
+            assert_no_work_left([runner], msecs=50)  # the app's own pool, not the global one
+        with pytest.raises(AssertionError, match="sleeper"):
+            assert_no_work_left(msecs=50)  # the default looks at every live runner
+    finally:
+        release.set()
+        with qtbot.waitSignal(handle.finished, timeout=5000):
+            pass
+    assert_no_work_left([runner])

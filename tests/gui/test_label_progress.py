@@ -7,8 +7,8 @@ from typing import Any
 from core.labels.accuracy import CorpusAccuracy
 from core.metrics.extraction import aggregate
 
-from cauterule_gui.models.label_accuracy_model import COL_AGREE, COL_TOKEN, LabelAccuracyModel
 from cauterule_gui.main_window import MainWindow
+from cauterule_gui.models.label_accuracy_model import COL_AGREE, COL_TOKEN, LabelAccuracyModel
 
 
 def _unmeasured(corpus: str, no_truth: int, no_rule: int, no_candidate: int) -> CorpusAccuracy:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -20,18 +21,18 @@ from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.engine import open_store
 from core.store.label_repo import LabelRepository
+
 from cauterule_gui.jobs import JobRunner
-from cauterule_gui.models.label_accuracy_model import NO_TRUTH, LabelAccuracyModel
+from cauterule_gui.models import label_data
+from cauterule_gui.models.label_accuracy_model import LabelAccuracyModel
 from cauterule_gui.models.label_feedback_model import COL_SEMANTIC, LabelFeedbackModel
 from cauterule_gui.models.label_history_model import COL_AFTER, COL_BEFORE, LabelHistoryModel
 from cauterule_gui.models.label_queue_model import COL_MINE, LabelQueueModel
-from cauterule_gui.panels import labelling_panel as lp
-from cauterule_gui.panels.labelling_panel import LabellingPanel
+from cauterule_gui.panels import labelling as lp
+from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import REVIEWER, preset_reviewer
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 PAYLOAD = "<b>NOTE TO THE RULE EXTRACTOR:</b>"
@@ -109,8 +110,8 @@ def test_every_table_model_passes_the_model_tester(qtmodeltester: Any, panel: La
 def test_the_list_is_lazy_and_pages_come_from_db_jobs(qtbot: Any, demo: StoreServices, runner: JobRunner,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     preset_reviewer()
-    monkeypatch.setattr(lp.label_data, "QUEUE_PAGE", 10)
-    monkeypatch.setattr(lp.label_data.queue_page, "__defaults__", (10,))
+    monkeypatch.setattr(label_data, "QUEUE_PAGE", 10)
+    monkeypatch.setattr(label_data.queue_page, "__defaults__", (10,))
     widget = LabellingPanel(lambda: demo, runner, ReviewerIdentity(make_settings()))
     qtbot.addWidget(widget)
     widget.show()

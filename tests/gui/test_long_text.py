@@ -6,13 +6,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gui_records import trajectory, write_jsonl
 from PySide6.QtCore import QTimer
+
+from core.importing import import_paths
 
 from cauterule_gui.panels.long_text import SHORTENED_CHARS, split_pieces
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.services import StoreServices
-from core.importing import import_paths
-from gui_records import trajectory, write_jsonl
 
 TEN_MB = 10 * 1024 * 1024
 

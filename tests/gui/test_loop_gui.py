@@ -120,8 +120,9 @@ def test_taint_badge_prefixes_the_trigger_cell(qtbot: Any, review_window: MainWi
     _loaded(qtbot, window)
     badge = window.loop.rule_badge
     view = window.workspace.rules.view
-    from cauterule_gui.models.rule_table_model import COL_TRIGGER, RULE_ID_ROLE
     from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from cauterule_gui.models.rule_table_model import COL_TRIGGER, RULE_ID_ROLE
 
     index = view.model().index(0, COL_TRIGGER)
     badge.set_tainted({int(index.data(RULE_ID_ROLE)): "task: jailbreak"})
@@ -151,8 +152,9 @@ def _llm_server(reply: bytes, status: int = 200) -> Any:
 
 
 def _editor(qtbot: Any, window: MainWindow, url: str | None) -> Any:
-    from cauterule_gui.loop.llm_settings import save_config
     from core.loop.suggest import SuggestConfig
+
+    from cauterule_gui.loop.llm_settings import save_config
 
     save_config(window._settings, SuggestConfig(url or "", timeout=5))  # noqa: SLF001
     pk = next(d.id for d in window.services.corpora.get_trajectories() if d.trajectory_id == "F-002-push-rejected")

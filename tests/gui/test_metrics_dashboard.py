@@ -10,6 +10,7 @@ import pytest
 from core.importing import import_paths
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
+
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.services import StoreServices

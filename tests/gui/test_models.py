@@ -5,15 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gui_records import trajectory, write_jsonl
+
 from core.importing import import_paths
 from core.store.corpus_repo import TrajectoryFilter
 from core.store.dto import ImportIssue
+
 from cauterule_gui.models.corpus_table_model import CORPUS_NAME_ROLE, CorpusTableModel
 from cauterule_gui.models.import_issue_table_model import ImportIssueTableModel
 from cauterule_gui.models.trajectory_table_model import PK_ROLE, TrajectoryTableModel
 from cauterule_gui.services import StoreServices
-
-from gui_records import trajectory, write_jsonl
 
 
 def test_trajectory_model_passes_modeltester(qtmodeltester: Any, populated: StoreServices) -> None:

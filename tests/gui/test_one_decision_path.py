@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
+from test_promotion_panel import click, make_panel, select, wait_idle
+from test_review_keys import press
 
-from cauterule_gui.jobs.runner import JobRunner
-from cauterule_gui.main_window import MainWindow
-from cauterule_gui.services import StoreServices, open_services
-from cauterule_gui.settings import make_settings
 from core.cli import main as cli_main
 from core.decisions import DecisionRequest, decide
 from core.store.engine import Store, open_store
@@ -22,9 +21,10 @@ from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
 
-from conftest import REVIEWER, preset_reviewer
-from test_promotion_panel import click, make_panel, select, wait_idle
-from test_review_keys import press
+from cauterule_gui.jobs.runner import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.services import StoreServices, open_services
+from cauterule_gui.settings import make_settings
 
 REASONS = {"approve": "evidence read: fires only on its own failures", "reject": "trigger too broad",
            "defer": "ask the docker owner"}
@@ -106,7 +106,7 @@ def _via_review(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int
 
 
 def _via_promotion(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int, action: str) -> None:
-    from cauterule_gui.panels.promotion_panel import ApprovalInput
+    from cauterule_gui.panels.promotion import ApprovalInput
 
     panel = make_panel(qtbot, services, runner)
     select(panel, rid)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from test_promotion_panel import click, demo, demo_template, make_panel, rule_id, select  # noqa: F401
+
 from core.agreement.model import answers_for
 from core.agreement.session import commit_judgement, create_session
 from core.store.agreement_repo import AgreementRepository
@@ -13,9 +15,8 @@ from core.store.review_repo import ReviewRepository
 
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
-from cauterule_gui.panels.promotion_panel import ApprovalInput, ApproveDialog
+from cauterule_gui.panels.promotion import ApprovalInput, ApproveDialog
 from cauterule_gui.services import StoreServices
-from test_promotion_panel import click, demo, demo_template, make_panel, rule_id, select  # noqa: F401
 
 
 def test_the_failed_gate_is_worded_offered_and_acknowledged(

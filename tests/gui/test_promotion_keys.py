@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
+from test_promotion_panel import demo, demo_template, make_panel, wait_idle  # noqa: F401  (fixtures)
 
-from cauterule_gui.jobs.runner import JobRunner
-from cauterule_gui.panels.promotion_panel import ApprovalInput, PromotionPanel
-from cauterule_gui.services import StoreServices
 from core.store.review_repo import ReviewRepository
 
-from test_promotion_panel import demo, demo_template, make_panel, wait_idle  # noqa: F401  (fixtures)
+from cauterule_gui.jobs.runner import JobRunner
+from cauterule_gui.panels.promotion import ApprovalInput, PromotionPanel
+from cauterule_gui.services import StoreServices
 
 
 @pytest.fixture

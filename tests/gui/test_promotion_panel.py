@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
@@ -25,11 +26,12 @@ from core.store.engine import open_store
 from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
+
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.models.promotion_queue_model import PromotionQueueModel, load_snapshot
-from cauterule_gui.panels.promotion_panel import (
+from cauterule_gui.panels.promotion import (
     ApprovalInput,
     ApproveDialog,
     PromotionPanel,
@@ -39,8 +41,6 @@ from cauterule_gui.panels.promotion_panel import (
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import REVIEWER, preset_reviewer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from test_promotion_support import Builder  # noqa: E402

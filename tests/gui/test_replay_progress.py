@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import build_replayed_store, preset_reviewer
 
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import build_replayed_store, preset_reviewer
 
 
 @pytest.fixture

@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import build_replayed_store, preset_reviewer
 from PySide6.QtCore import Qt, QTimer
 
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
-from cauterule_gui.services import StoreServices, open_services
+from cauterule_gui.services import open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import build_replayed_store, preset_reviewer
 
 
 class Heartbeat:
@@ -114,7 +113,8 @@ def test_gui_thread_never_stalls_over_100ms_while_replaying(qtbot: Any, big_wind
             pytest.xfail(f"machine oversubscribed: with no replay at all (one CPU-bound process beside an idle "
                          f"window) the heartbeat already stalls {floor * 1000:.0f} ms; replay stalled "
                          f"{beat.worst * 1000:.0f} ms")
-    assert beat.worst < 0.100, f"GUI thread stalled {beat.worst * 1000:.0f} ms; gaps (at s, gap s): {beat.gaps}; run {done.seconds:.2f} s"
+    assert beat.worst < 0.100, (f"GUI thread stalled {beat.worst * 1000:.0f} ms; gaps (at s, gap s): {beat.gaps}; "
+                                f"run {done.seconds:.2f} s")
     # The table now shows the new run's results; the history lists both runs.
     assert {window.rule_model.rule(r).run_id for r in range(window.rule_model.rowCount())} == {done.run_id}
     assert window.history.model.rowCount() == 2

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
+from test_review_first_open import _window
+from test_review_keys import current, press
 
 from core.agreement.model import answers_for
 from core.agreement.session import commit_judgement, create_session
@@ -14,9 +17,6 @@ from core.store.review_repo import ReviewRepository
 
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.services import StoreServices
-from conftest import REVIEWER, preset_reviewer
-from test_review_first_open import _window
-from test_review_keys import current, press
 
 
 def _failed_gate(services: StoreServices) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from cauterule_gui import review_actions
 from core.decisions import OverrideRequired
 from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1
@@ -16,7 +15,10 @@ from core.store.engine import Store, open_store
 from core.store.promotion_repo import PromotionRepository
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceRepository, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_repo import WorkspaceRepository
+
+from cauterule_gui import review_actions
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 

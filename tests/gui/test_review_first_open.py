@@ -12,16 +12,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
+from test_review_keys import current, press
 
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
-
-from conftest import REVIEWER, preset_reviewer
-from test_review_keys import current, press
 
 NEW_NAME = "First-Timer"
 

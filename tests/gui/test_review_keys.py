@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conftest import REVIEWER
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from cauterule_gui.main_window import MainWindow
-
-from conftest import REVIEWER
 
 
 def press(qtbot: Any, window: MainWindow, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:

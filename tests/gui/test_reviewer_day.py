@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import preset_reviewer
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
-from cauterule_gui.panels.agreement_panel import TAB_JUDGE
+from cauterule_gui.panels.agreement import TAB_JUDGE
 from cauterule_gui.services import open_services
 from cauterule_gui.settings import KEY_WELCOME, make_settings
 

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from core.store.engine import StoreLockedError
+
 from cauterule_gui import app
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import open_services
-from core.store.engine import StoreLockedError
 from tests.drills.bad_stores import VARIANTS, fingerprint
 
 TITLES = {

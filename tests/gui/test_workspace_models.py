@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.store.workspace_repo import WorkspaceFilter, WorkspaceScope
+from conftest import REVIEWER
+
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
+
 from cauterule_gui.models.audit_table_model import AuditTableModel
 from cauterule_gui.models.evidence_table_model import EvidenceTableModel
 from cauterule_gui.models.rule_table_model import COL_PRECISION, COL_RECALL, COL_VERDICT, RuleTableModel
 from cauterule_gui.models.run_history_model import RunHistoryModel
 from cauterule_gui.services import StoreServices
-
-from conftest import REVIEWER
 
 
 def test_rule_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:

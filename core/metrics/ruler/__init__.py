@@ -19,7 +19,7 @@ from core.metrics.ruler.model import (
     RulerSuite,
     displayed,
 )
-from core.metrics.ruler.suite import check_ruler, check_rows
+from core.metrics.ruler.suite import check_rows, check_ruler
 
 __all__ = [
     "BLIND_BELOW", "INJECTED_RATE", "OVER_SENSITIVE_ABOVE", "CanaryResult", "Comparator", "Flag", "Floor",

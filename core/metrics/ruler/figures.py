@@ -1,6 +1,6 @@
 """The report's figures, drawn on a matplotlib ``Figure`` (never pyplot, no Qt).
 
-Each ``draw_*`` function takes a report dict (``core.reporting.build_report``) and a
+Each ``draw_*`` function takes a report dict (``core.report.build_report``) and a
 ``Figure`` to draw on, so the same code draws the dashboard's canvases and the PNG/SVG
 files of ``report --md --out``. "Not measured" is drawn as text, never as a zero bar.
 """
@@ -199,7 +199,6 @@ def draw_ruler(fig: Figure, report: dict[str, Any]) -> None:
         _empty(fig.add_subplot(1, 1, 1), "ruler not run for this report")
         return
     metrics = ruler["metrics"]
-    names = [m["label"] for m in metrics]
     grid = fig.add_gridspec(1, 3, width_ratios=[1.0, 0.8, 2.6], wspace=0.08)
     a1, a2, a3 = fig.add_subplot(grid[0]), fig.add_subplot(grid[1]), fig.add_subplot(grid[2])
     ys = list(range(len(metrics)))[::-1]

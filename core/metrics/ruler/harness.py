@@ -79,10 +79,6 @@ class Comparator:
         return sum(s for s, _ in verdicts) / len(verdicts)
 
 
-def pairwise(fn: Callable[[Any, Any], Verdict]) -> Callable[[Sequence[tuple[Any, Any]]], list[Verdict]]:
-    return lambda pairs: [fn(p, r) for p, r in pairs]
-
-
 def thresholded(fn: Callable[[Any, Any], float], threshold: float) -> Callable[[Sequence[tuple[Any, Any]]], list[Verdict]]:
     def run(pairs: Sequence[tuple[Any, Any]]) -> list[Verdict]:
         out = []

@@ -1,0 +1,154 @@
+"""Promotion's actions: approve, waive broken evidence, reject, defer, re-approve, retire, supersede."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.decisions import BrokenNotOpened, DecisionRequest, decide
+from core.promotion import QueueItem
+
+from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobPool
+from cauterule_gui.models import promotion_queue_model as qm
+from cauterule_gui.panels.promotion.common import REFUSALS, PendingApproval
+from cauterule_gui.panels.promotion.dialogs import (
+    ApprovalInput,
+)
+
+
+class ActionsPage:
+    """The decision actions of ``PromotionPanel`` (a mixin: the widgets live on the panel)."""
+
+    # -- actions ---------------------------------------------------------------------
+    def approve_selected(self) -> JobHandle | None:
+        return self._approve("Approve")
+
+    def reapprove_selected(self) -> JobHandle | None:
+        return self._approve("Re-approve")
+
+    def _approve(self, title: str) -> JobHandle | None:
+        item, reviewer = self._ready()
+        if item is None or reviewer is None:
+            return None
+        answer = self.prompts.approval(self, item, title)
+        if answer is None:
+            return None
+        return self._submit_approval(item, reviewer, answer, {})
+
+    def waive_selected(self) -> JobHandle | None:
+        item, reviewer = self._ready()
+        if item is None or reviewer is None:
+            return None
+        ids = list(item.gate("broken_reviewed").data.get("unreviewed") or [])
+        if not ids:
+            self.set_message("Every broken trajectory of this rule is already opened or waived.", "info")
+            return None
+        waivers = self.prompts.waivers(self, item, ids)
+        if waivers is None:
+            return None
+        pending = self._pending if self._pending is not None and self._pending.rule_id == item.rule_id else None
+        answer = pending.approval if pending is not None else self.prompts.approval(self, item, "Approve")
+        if answer is None:
+            return None
+        return self._submit_approval(item, reviewer, answer, waivers)
+
+    def _submit_approval(self, item: QueueItem, reviewer: str, answer: ApprovalInput,
+                         waivers: dict[str, str]) -> JobHandle:
+        store, rule_id, run_id = self._store(), item.rule_id, item.run_id
+
+        request = DecisionRequest("approve", reviewer, rule_id=rule_id, run_id=run_id, reason=answer.reason,
+                                  override_verdict=answer.against_verdict, acknowledge_gate=answer.acknowledge_gate,
+                                  waivers=dict(waivers), via="promotion")
+
+        def work(_ctx: Any) -> str:
+            return decide(store, request).message
+
+        def refused(failure: JobFailure) -> None:
+            if isinstance(failure.exception, BrokenNotOpened):
+                self._pending = PendingApproval(rule_id, answer)
+                self.set_message(f"{failure.message}.\nOpen each one in the Review tab, or use “Waive broken…” "
+                                 "to waive them with a reason and approve.", "error")
+            else:
+                self._show_failure(failure, "Approval failed")
+
+        self._pending = None
+        return self._run(work, item, "approve", on_error=refused)
+
+    def reject_selected(self) -> JobHandle | None:
+        return self._decide("Reject")
+
+    def defer_selected(self) -> JobHandle | None:
+        return self._decide("Defer")
+
+    def _decide(self, title: str) -> JobHandle | None:
+        item, reviewer = self._ready()
+        if item is None or reviewer is None:
+            return None
+        reason = self.prompts.reason(self, title, f"{title} {qm.rule_label(item)}: why? (recorded with the decision)")
+        if not reason:
+            return None
+        store = self._store()
+        request = DecisionRequest(title.lower(), reviewer, rule_id=item.rule_id, run_id=item.run_id, reason=reason,
+                                  via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, title.lower())
+
+    def retire_selected(self) -> JobHandle | None:
+        item, reviewer = self._ready()
+        if item is None or reviewer is None or not item.standing_id:
+            return None
+        reason = self.prompts.reason(self, "Retire", f"Retire the standing rule {item.standing_id}: why?")
+        if not reason:
+            return None
+        store = self._store()
+        request = DecisionRequest("retire", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "retire")
+
+    def supersede_selected(self) -> JobHandle | None:
+        item, reviewer = self._ready()
+        if item is None or reviewer is None or not item.standing_id or self.model.snapshot is None:
+            return None
+        choices = [s for sid, s in sorted(self.model.snapshot.standing.items()) if sid != item.standing_id]
+        if not choices:
+            self.set_message("No other active standing rule can supersede this one.", "info")
+            return None
+        answer = self.prompts.successor(self, item, choices)
+        if answer is None or not answer[1]:
+            return None
+        store, (successor, reason) = self._store(), answer
+        request = DecisionRequest("supersede", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
+                                  successor=successor, reason=reason, via="promotion")
+        return self._run(lambda _ctx: decide(store, request).message, item, "supersede")
+
+    def _ready(self) -> tuple[QueueItem | None, str | None]:
+        item = self.current_item()
+        if item is None or self._services() is None or (self._action_job is not None and self._action_job.running):
+            return None, None
+        return item, self.identity.require(self)
+
+    def _run(self, work: Callable[[Any], str], item: QueueItem, what: str,
+             on_error: Callable[[JobFailure], None] | None = None) -> JobHandle:
+        handle = self.runner.submit(work, name=f"promotion: {what}", pool=JobPool.DB)
+        self._action_job = handle
+        self._want_rule = item.rule_id
+        self.set_message(f"{what.capitalize()}: saving…", "info")
+
+        def done(text: str) -> None:
+            self.set_message(text, "ok")
+            self.promotion_changed.emit(what)
+
+        handle.result.connect(done)
+        handle.error.connect(on_error or (lambda failure: self._show_failure(failure, f"{what.capitalize()} failed")))
+        handle.finished.connect(self._after_action)
+        self._update_buttons()
+        return handle
+
+    def _after_action(self) -> None:
+        self._update_buttons()
+        self.refresh()
+
+    def _show_failure(self, failure: JobFailure, title: str) -> None:
+        if isinstance(failure.exception, REFUSALS):
+            self.set_message(failure.message, "error")  # the core's refusals are written to be shown as is
+        else:
+            self.set_message(f"{title}: {failure.exc_type}: {failure.message}", "error")

@@ -1,0 +1,98 @@
+"""The main window's actions and menu bar (File, Edit, Review, Evidence, Replay, View, Help)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+
+from cauterule_gui import review_menu
+
+if TYPE_CHECKING:
+    from cauterule_gui.main_window import MainWindow
+
+
+def build_actions(window: MainWindow) -> None:
+    """Create the window's actions (as its attributes) and its menus."""
+    std = QKeySequence.StandardKey
+    window.new_store_action = window._action("&New store…", window.new_store, std.New, "Create an empty store")
+    window.open_store_action = window._action("&Open store…", window.open_store, std.Open, "Open another store")
+    window.import_action = window._action("&Import corpus folder…", window.import_folder, "Ctrl+I",
+                                      "Import CauterRule trajectories and rules from a folder")
+    window.demo_store_action = window._action("Open &demo store", window.start.open_demo_store,
+                                          tip="The bundled demo corpus in its own store (never mixed into yours)")
+    window.quit_action = window._action("&Quit", window.close, std.Quit)
+    window.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+    window.find_action = window._action("&Filter trajectories", window.table_panel.focus_filter, std.Find)
+    window.refresh_action = window._action("&Refresh", window.refresh, std.Refresh)
+    window.newlines_action = QAction("Show \\n as &line breaks", window)
+    window.newlines_action.setCheckable(True)
+    window.newlines_action.setShortcut(QKeySequence("Ctrl+L"))
+    window.newlines_action.toggled.connect(window.viewer.set_literal_newlines)
+    window.newlines_action.toggled.connect(window.workspace.viewer.set_literal_newlines)
+    window.viewer.literal_newlines_changed.connect(window.newlines_action.setChecked)
+    window.history_action = window.history.toggleViewAction()
+    window.history_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+    window.reviewer_action = window._action("Reviewer &name…", lambda: window.identity.ask(window))
+    window.help_action = window._action("&Keyboard shortcuts", window.show_shortcuts)
+    window.help_action.setShortcuts([QKeySequence("?"), QKeySequence("F1")])
+    window.addAction(window.help_action)
+
+    window.review_actions = review_menu.ReviewActions(window, window._settings, window._review_active)
+    review_menu.install(window.review_actions, window)
+    window.single_key_action = QAction("Single-&key shortcuts", window)
+    window.single_key_action.setCheckable(True)
+    window.single_key_action.setChecked(window.review_actions.single_keys_on)
+    window.single_key_action.toggled.connect(window.review_actions.set_single_keys)
+    window.review_actions.set_single_keys(window.review_actions.single_keys_on)
+    profiles = [window._action("&Workbench profile", lambda: window.replay.set_profile_name("workbench")),
+                window._action("&Reference 0.3.1 profile", lambda: window.replay.set_profile_name("reference-0.3.1"))]
+    window._profile_group = window.review_actions.radio_group(profiles)
+    profiles[0 if window.replay.profile_name == "workbench" else 1].setChecked(True)
+    window.semantic_action = QAction("Se&mantic matching (workbench profile)", window)
+    window.semantic_action.setCheckable(True)
+    window.semantic_action.setChecked(window.replay.semantic)
+    window.semantic_action.toggled.connect(window.replay.set_semantic)
+
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    file_menu.addAction(window.new_store_action)
+    file_menu.addAction(window.open_store_action)
+    file_menu.addAction(window.demo_store_action)
+    window.recent_menu = file_menu.addMenu("Open &Recent")
+    window.recent_menu.aboutToShow.connect(window._fill_recent_menu)
+    for action in (None, window.import_action, *window.workflows.file_actions, None, window.quit_action):
+        file_menu.addSeparator() if action is None else file_menu.addAction(action)
+    edit_menu = bar.addMenu("&Edit")
+    edit_menu.addAction(window.find_action)
+    review = window.review_actions.menu(bar, "Re&view", ["Decide", None, "Navigate", None, "Rule"])
+    review.addSeparator()
+    review.addAction(window.reviewer_action)
+    review.addAction(window.single_key_action)
+    window.review_actions.menu(bar, "E&vidence", ["Evidence", None, "Mark"])
+    replay_menu = window.review_actions.menu(bar, "Re&play", ["Replay"])
+    replay_menu.addSeparator()
+    for action in profiles:
+        replay_menu.addAction(action)
+    replay_menu.addAction(window.semantic_action)
+    view_menu = bar.addMenu("V&iew")
+    view_menu.addAction(window.refresh_action)
+    view_menu.addAction(window.newlines_action)
+    view_menu.addAction(window.history_action)
+    window.theme_actions = [window._action(text, lambda n=name: window.set_theme(n)) for name, text in
+                          (("system", "&System"), ("light", "&Light"), ("dark", "&Dark"))]
+    window._theme_group = window.review_actions.radio_group(window.theme_actions)
+    theme_menu = view_menu.addMenu("&Theme")
+    for action in window.theme_actions:
+        theme_menu.addAction(action)
+    view_menu.addSeparator()
+    for action in window.tab_registry.build_actions():
+        view_menu.addAction(action)
+    bar.addMenu("&Help").addAction(window.help_action)
+    ev = window.review_actions.groups
+    evidence = window.workspace.evidence
+    evidence.add_verdict_mark_actions(list(zip(ev["Mark"][3:], ("Right", "Wrong", "Can't tell"))))
+    evidence.add_decision_actions(list(zip(ev["Decide"] + ev["Rule"], ("Approve", "Reject…", "Defer", "Undo",
+                                                                        "What if…", "Audit log"))))
+    evidence.add_row_actions(list(zip(ev["Mark"][:3] + [ev["Evidence"][6]],
+                                      ("Right", "Wrong", "Can't tell", "Waive broken…"))))

@@ -1,0 +1,220 @@
+"""The review workspace's rows and the SQL that selects them: the filter, scope and row types, the
+newest-result CTE, the effective decision and verdict marks, and the WHERE clause of a filter."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store.replay_repo import StoredOutcome, StoredResult
+
+BUCKETS = ("prevented", "broken", "near_miss", "missed")
+
+
+@dataclass(frozen=True)
+class WorkspaceFilter:
+    verdict: str | None = None
+    reason: str | None = None
+    domain: str | None = None
+    corpus: str | None = None
+    status: str | None = None  # "unreviewed", "approve", "reject" or "defer"
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class WorkspaceScope:
+    """Which results the table shows: one run (``run_id``) or the newest per rule."""
+
+    run_id: int | None = None
+    live_run_ids: tuple[int, ...] = ()  # running runs whose results count as "newest" too
+
+
+@dataclass(frozen=True)
+class WorkspaceRule:
+    """One row of the rules table (frozen: crosses threads safely)."""
+
+    result_id: int
+    run_id: int
+    run_status: str
+    profile: str
+    rule_id: int
+    rule_version_id: int
+    version: int
+    latest_version: int
+    kind: str
+    origin: str
+    trigger: str
+    directive: str
+    domain: str | None
+    corpus: str | None
+    source_trajectory: str | None
+    verdict: str
+    reason: str
+    threshold: float
+    prevented_n: int
+    broken_n: int
+    near_miss_n: int
+    missed_n: int
+    precision: float | None
+    precision_ci: tuple[float, float] | None
+    recall: float | None
+    recall_ci: tuple[float, float] | None
+    status: str  # unreviewed | approve | reject | defer
+    reviewer: str | None
+    decision_reason: str | None
+    decided_version_id: int | None
+    verdict_mark: str | None  # this reviewer's mark on the verdict (right | wrong | cant_tell)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class RulePage:
+    total: int
+    unreviewed: int
+    rows: list[WorkspaceRule]
+
+
+@dataclass(frozen=True)
+class EvidenceBundle:
+    """Everything the evidence board shows for one result, read in one session."""
+
+    result: StoredResult | None
+    outcomes: dict[str, Sequence[StoredOutcome]]  # PagedOutcomes from evidence_bundle
+    viewed: frozenset[int]
+    waived: dict[int, str]
+    marks: dict[int | None, str]
+
+
+@dataclass(frozen=True)
+class BucketMove:
+    trajectory_pk: int
+    trajectory_id: str
+    corpus: str
+    before: str  # a bucket or "no_effect"
+    after: str
+
+
+# Sort keys the table may ask for -> SQL expressions (never user text in ORDER BY).
+SORT_KEYS: dict[str, str] = {
+    "trigger": "lower(w.trigger)",
+    "directive": "lower(w.directive)",
+    "domain": "lower(coalesce(w.rule_domain, ''))",
+    "verdict": "w.verdict",
+    "reason": "w.reason",
+    "prevented": "w.prevented_n",
+    "broken": "w.broken_n",
+    "near_miss": "w.near_miss_n",
+    "missed": "w.missed_n",
+    "precision": "coalesce(w.precision, -1)",
+    "recall": "coalesce(w.recall, -1)",
+    "status": "coalesce(d.action, 'unreviewed')",
+    "reviewer": "lower(coalesce(d.reviewer, ''))",
+    "origin": "lower(w.origin)",
+    "run": "w.run_id",
+    "mark": "coalesce(m.mark, '')",
+    "rule": "w.rule_id",
+}
+
+EFFECTIVE_DECISIONS_SQL = """
+    SELECT rule_id, action, reviewer, reason, rule_version_id FROM (
+        SELECT d.rule_id, d.action, d.reviewer, d.reason, d.rule_version_id,
+               ROW_NUMBER() OVER (PARTITION BY d.rule_id ORDER BY d.id DESC) AS rn
+        FROM decision d
+        WHERE d.action IN ('approve', 'reject', 'defer')
+          AND NOT EXISTS (SELECT 1 FROM decision u WHERE u.undoes_id = d.id)
+    ) WHERE rn = 1
+"""
+
+# The reviewer's newest mark on each result's verdict (trajectory_pk NULL).
+VERDICT_MARKS_SQL = """
+    SELECT result_id, mark FROM (
+        SELECT result_id, mark, ROW_NUMBER() OVER (PARTITION BY result_id ORDER BY id DESC) AS rn
+        FROM agreement_mark WHERE reviewer = :reviewer AND trajectory_pk IS NULL
+    ) WHERE rn = 1
+"""
+
+
+ROW_COLUMNS = (
+    "w.*, d.action AS d_action, d.reviewer AS d_reviewer, d.reason AS d_reason, "
+    "d.rule_version_id AS d_version, m.mark AS m_mark"
+)
+
+
+def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
+    base = """
+        SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive, r.origin, r.kind,
+               r.domain AS rule_domain, r.source_trajectory, c.name AS rule_corpus,
+               run.status AS run_status, run.profile,
+               (SELECT max(v2.version) FROM rule_version v2 WHERE v2.rule_id = rv.rule_id) AS latest_version
+        FROM replay_result rr
+        JOIN rule_version rv ON rv.id = rr.rule_version_id
+        JOIN rule r ON r.id = rv.rule_id
+        JOIN replay_run run ON run.id = rr.run_id
+        LEFT JOIN corpus c ON c.id = r.corpus_id
+    """
+    if scope.run_id is not None:
+        params["scope_run"] = scope.run_id
+        return base + " WHERE rr.run_id = :scope_run"
+    live = ", ".join(f":live{i}" for i in range(len(scope.live_run_ids)))
+    for i, run_id in enumerate(scope.live_run_ids):
+        params[f"live{i}"] = run_id
+    eligible = "run.status = 'complete'" + (f" OR run.id IN ({live})" if live else "")
+    return f"""
+        SELECT * FROM (
+            SELECT x.*, ROW_NUMBER() OVER (PARTITION BY x.rule_id ORDER BY x.run_id DESC, x.id DESC) AS newest
+            FROM ({base} WHERE {eligible}) x
+        ) WHERE newest = 1
+    """
+
+
+def where_sql(flt: WorkspaceFilter, params: dict[str, Any], extra: Sequence[str] = ()) -> str:
+    clauses: list[str] = list(extra)
+    if flt.verdict:
+        clauses.append("w.verdict = :f_verdict")
+        params["f_verdict"] = flt.verdict
+    if flt.reason:
+        clauses.append("w.reason = :f_reason")
+        params["f_reason"] = flt.reason
+    if flt.domain:
+        clauses.append("w.rule_domain = :f_domain")
+        params["f_domain"] = flt.domain
+    if flt.corpus:
+        clauses.append("w.rule_corpus = :f_corpus")
+        params["f_corpus"] = flt.corpus
+    if flt.status:
+        clauses.append("coalesce(d.action, 'unreviewed') = :f_status")
+        params["f_status"] = flt.status
+    needle = flt.text.strip().lower()
+    if needle:
+        params["f_text"] = f"%{escape_like(needle)}%"
+        clauses.append(
+            "(lower(w.trigger) LIKE :f_text ESCAPE '\\' OR lower(w.directive) LIKE :f_text ESCAPE '\\' "
+            "OR lower(w.origin) LIKE :f_text ESCAPE '\\' "
+            "OR lower(coalesce(w.source_trajectory, '')) LIKE :f_text ESCAPE '\\')"
+        )
+    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
+
+
+def escape_like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def ci_pair(lo: Any, hi: Any) -> tuple[float, float] | None:
+    return (float(lo), float(hi)) if lo is not None and hi is not None else None
+
+
+def workspace_rule(r: Any) -> WorkspaceRule:
+    return WorkspaceRule(
+        result_id=r["id"], run_id=r["run_id"], run_status=r["run_status"], profile=r["profile"],
+        rule_id=r["rule_id"], rule_version_id=r["rule_version_id"], version=r["version"],
+        latest_version=r["latest_version"] or r["version"], kind=r["kind"], origin=r["origin"],
+        trigger=r["trigger"], directive=r["directive"], domain=r["rule_domain"], corpus=r["rule_corpus"],
+        source_trajectory=r["source_trajectory"], verdict=r["verdict"], reason=r["reason"],
+        threshold=r["threshold"], prevented_n=r["prevented_n"], broken_n=r["broken_n"],
+        near_miss_n=r["near_miss_n"], missed_n=r["missed_n"], precision=r["precision"],
+        precision_ci=ci_pair(r["precision_lo"], r["precision_hi"]), recall=r["recall"],
+        recall_ci=ci_pair(r["recall_lo"], r["recall_hi"]), status=r["d_action"] or "unreviewed",
+        reviewer=r["d_reviewer"], decision_reason=r["d_reason"], decided_version_id=r["d_version"],
+        verdict_mark=r["m_mark"],
+    )
