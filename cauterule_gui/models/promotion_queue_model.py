@@ -180,7 +180,7 @@ def queue_short(item: QueueItem) -> str:
     """The Queue cell: the head of the core's wording (the whole sentence is the tooltip)."""
     wording = item.wording  # never "ready" beside a failed gate: the core words it
     if item.imported:
-        return "imported standing rule (active)"
+        return "imported, active"
     if wording.startswith(("human approval required", "ready", "not ready", "not replayed")):
         return wording.split(":", 1)[0]
     return wording
