@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import glob
 import os
 import shutil
 import tempfile
@@ -33,10 +34,12 @@ _OLD = ".old-"
 
 def write_file_atomic(target: Path, content: str | bytes) -> None:
     """Write ``target`` via a temporary sibling, fsynced and renamed into place; on any
-    failure the temporary file is removed and ``target`` is as it was."""
+    failure the temporary file is removed and ``target`` is as it was. Temporary files left
+    by a writer that was killed (its pid is in the name and no longer runs) are removed."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    _remove_dead_temporaries(target)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content.encode("utf-8") if isinstance(content, str) else content)
@@ -48,6 +51,25 @@ def write_file_atomic(target: Path, content: str | bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         raise
+
+
+def _remove_dead_temporaries(target: Path) -> None:
+    prefix = f".{target.name}."
+    for path in target.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = path.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def fsync_dir(folder: Path) -> None:

@@ -81,3 +81,16 @@ def test_a_read_only_target_is_one_line_and_the_previous_export_is_kept(
     _one_clear_line(result, "Read-only file system")
     assert snapshot(target) == before
     assert sorted(p.name for p in target.parent.iterdir()) == ["out"]
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    from core.export.atomic import write_file_atomic
+
+    target = tmp_path / "team.json"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = tmp_path / f".team.json.{int(dead.stdout)}.abc123.tmp"  # as a SIGKILLed export leaves it
+    leftover.write_text("half")
+    live = tmp_path / f".team.json.{os.getpid()}.zzz.tmp"  # a writer still running keeps its file
+    live.write_text("in progress")
+    write_file_atomic(target, "done")
+    assert target.read_text() == "done" and not leftover.exists() and live.exists()

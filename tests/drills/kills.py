@@ -46,7 +46,9 @@ def snapshot(target: Path) -> dict[str, bytes] | None:
         return None
     files: dict[str, bytes] = {}
     for path in sorted(target.rglob("*")):
-        if not path.is_file():
+        # A killed writer's hidden temporary file is a leftover, not part of the export: the
+        # drill counts those separately, after the last export (which must remove them).
+        if not path.is_file() or (path.name.startswith(".") and path.name.endswith(".tmp")):
             continue
         data = path.read_bytes()
         if path.suffix == ".svg":
