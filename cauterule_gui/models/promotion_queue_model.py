@@ -152,6 +152,9 @@ def conflicts_text(gate: Gate) -> str:
 
 
 def decision_text(item: QueueItem) -> str:
+    if item.decision is None and item.standing_id:
+        # An imported standing rule awaits no decision: its state is what matters.
+        return f"{item.standing_id} {item.promotion_status}"
     text = "· undecided" if item.decision is None else DECISION_TEXT.get(item.decision, item.decision)
     if item.standing_id:
         text += f" · {item.standing_id} {item.promotion_status}"
