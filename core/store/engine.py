@@ -85,6 +85,18 @@ def _begin(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+@contextmanager
+def _unit_of_work(engine: Engine) -> Iterator[Session]:
+    """A session that commits on success and rolls back on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except Exception:
+            session.rollback()
+            raise
+
+
 class NestedWriteSessionError(RuntimeError):
     """A programming error: a write session inside another on the same thread (a self-deadlock)."""
 
@@ -113,13 +125,8 @@ class Store:
                 "a write session was opened inside another on the same thread; it would wait for its own lock")
         self._writing.active = True
         try:
-            with Session(self.engine, expire_on_commit=False) as session:
-                try:
-                    yield session
-                    session.commit()
-                except Exception:
-                    session.rollback()
-                    raise
+            with _unit_of_work(self.engine) as session:
+                yield session
         finally:
             self._writing.active = False
 
@@ -128,13 +135,8 @@ class Store:
     @contextmanager
     def read_session(self) -> Iterator[Session]:
         """A unit of work that only reads: never waits for writers, sees the last commit."""
-        with Session(self._read_engine, expire_on_commit=False) as session:
-            try:
-                yield session
-                session.commit()
-            except Exception:
-                session.rollback()
-                raise
+        with _unit_of_work(self._read_engine) as session:
+            yield session
 
     def close(self) -> None:
         self.engine.dispose()

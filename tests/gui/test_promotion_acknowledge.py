@@ -19,13 +19,18 @@ from cauterule_gui.panels.promotion import ApprovalInput, ApproveDialog
 from cauterule_gui.services import StoreServices
 
 
-def test_the_failed_gate_is_worded_offered_and_acknowledged(
-    qtbot: Any, demo: StoreServices, runner: JobRunner,  # noqa: F811
-) -> None:
+def fail_the_gate(demo: StoreServices) -> None:
+    """A blind session on run 1 where reviewer "bo" disagrees with replay on every item."""
     session = create_session(demo.store, 1, "lead", size=25, seed=3)
     for item in AgreementRepository(demo.store).items_with_answers(session.id):
         commit_judgement(demo.store, item.id, "bo",
                          next(a for a in answers_for(item.kind) if a not in (item.replay_answer, "cant_tell")))
+
+
+def test_the_failed_gate_is_worded_offered_and_acknowledged(
+    qtbot: Any, demo: StoreServices, runner: JobRunner,  # noqa: F811
+) -> None:
+    fail_the_gate(demo)
     panel = make_panel(qtbot, demo, runner)
     rid = rule_id(demo, "C-05")
     item = select(panel, rid)
@@ -49,10 +54,7 @@ def test_the_failed_gate_is_worded_offered_and_acknowledged(
 def test_the_agreement_cell_carries_the_numbers_of_a_failed_gate(
     qtbot: Any, demo: StoreServices, runner: JobRunner,  # noqa: F811
 ) -> None:
-    session = create_session(demo.store, 1, "lead", size=25, seed=3)
-    for item in AgreementRepository(demo.store).items_with_answers(session.id):
-        commit_judgement(demo.store, item.id, "bo",
-                         next(a for a in answers_for(item.kind) if a not in (item.replay_answer, "cant_tell")))
+    fail_the_gate(demo)
     panel = make_panel(qtbot, demo, runner)
     item = select(panel, rule_id(demo, "C-05"))
     cell = qm.cell_text(item, qm.COL_AGREEMENT)
