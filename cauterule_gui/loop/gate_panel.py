@@ -94,6 +94,10 @@ class GatePanel(QWidget):
         self.table.setTextElideMode(Qt.TextElideMode.ElideLeft)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Corpus paths are long: the name column is elided on the left (full path in the
+        # tooltip) so the rates stay in view in a narrow side panel.
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 150)
         header.setStretchLastSection(True)
         self.disagreements = QListWidget(self)
         self.disagreements.setObjectName("gateDisagreements")
