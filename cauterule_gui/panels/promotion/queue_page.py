@@ -13,6 +13,7 @@ from core.promotion import QueueItem
 from cauterule_gui import theme
 from cauterule_gui.jobs.runner import JobHandle, JobPool
 from cauterule_gui.models import promotion_queue_model as qm
+from cauterule_gui.models.promotion_detail import detail_sections
 from cauterule_gui.models.promotion_queue_model import QueueSnapshot
 from cauterule_gui.panels.promotion.similarity import semantic_similarity
 from cauterule_gui.plain_text import plain_tooltip
@@ -121,7 +122,7 @@ class QueuePage:
             alarm.setForeground(bad.foreground)
             alarm.setBackground(bad.background)
         cursor = QTextCursor(self.detail.document())
-        for number, (head, lines) in enumerate(qm.detail_sections(item, self.model.snapshot)):
+        for number, (head, lines) in enumerate(detail_sections(item, self.model.snapshot)):
             if number:
                 cursor.insertBlock()
                 cursor.insertBlock()
