@@ -28,8 +28,8 @@ from cauterule_gui.services import StoreServices
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 # The agreement cell's numbers are read whole (a gate shown as "0.25 […] < 0.80" says nothing).
 PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_STALE: "⚠ stale",
-                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80"}
-PROMOTION_FLEXIBLE = {pq.COL_GROUP: (1.0, 10), pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
+                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80", pq.COL_GROUP: "human approval required"}
+PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
                       pq.COL_BROKEN: (0.6, 8), pq.COL_DUPLICATES: (0.6, 6),
                       pq.COL_CONFLICTS: (0.6, 6), pq.COL_DECISION: (0.8, 10)}
 
