@@ -12,6 +12,7 @@ from sqlmodel import col, select
 
 from core.store.dto import CorpusInfo, TrajectoryDetail, TrajectorySummary
 from core.store.engine import Store
+from core.store.postgres import json_values_sql
 from core.store.tables import CorpusRow, RuleRow, SourceFileRow, TrajectoryRow
 from core.timeutil import utc_now
 
@@ -172,7 +173,7 @@ class CorpusRepository:
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
         with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter())
+            query = _apply_filter(query, flt or TrajectoryFilter(), session)
             return int(session.execute(query).scalar_one())
 
     def list_trajectories(
@@ -190,7 +191,7 @@ class CorpusRepository:
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
             ).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter())
+            query = _apply_filter(query, flt or TrajectoryFilter(), session)
             query = query.order_by(sort_column.desc() if descending else sort_column, col(TrajectoryRow.id))
             rows = session.execute(query.offset(offset).limit(limit)).all()
             return [
@@ -231,10 +232,10 @@ class CorpusRepository:
             return sorted(str(r[0]) for r in rows)
 
 
-def _apply_filter(query: Any, flt: TrajectoryFilter) -> Any:
+def _apply_filter(query: Any, flt: TrajectoryFilter, session: Any) -> Any:
     if flt.pks is not None:
         # One JSON parameter instead of one per id: no SQLite variable limit on big corpora.
-        query = query.where(col(TrajectoryRow.id).in_(text("SELECT value FROM json_each(:loop_pks)").bindparams(
+        query = query.where(col(TrajectoryRow.id).in_(text(json_values_sql(session, "loop_pks", integer=True)).bindparams(
             loop_pks=json.dumps(list(flt.pks)))))
     if flt.corpus:
         query = query.where(CorpusRow.name == flt.corpus)

@@ -254,7 +254,7 @@ class LabelRepository:
     def count_queue(self, reviewer: str, flt: LabelFilter | None = None) -> int:
         query, params = queue_sql(reviewer, flt or LabelFilter())
         with self._store.read_session() as session:
-            return int(session.execute(sql(f"SELECT count(*) FROM ({query})"), params).scalar_one())
+            return int(session.execute(sql(f"SELECT count(*) FROM ({query}) AS queue"), params).scalar_one())
 
     # -- adjudication ---------------------------------------------------------------------
     def adjudicate(

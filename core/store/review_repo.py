@@ -160,8 +160,8 @@ class ReviewRepository:
         with self._store.session() as session:
             session.execute(
                 text(
-                    "INSERT OR IGNORE INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
-                    "VALUES (:r, :res, :t, :at)"
+                    "INSERT INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
+                    "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
             )
