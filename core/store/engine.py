@@ -174,7 +174,7 @@ def open_store(path: Path | str | None = None) -> Store:
     if is_postgres_url(path):
         from core.store.postgres_open import open_postgres_store
 
-        return open_postgres_store(str(path))
+        return open_postgres_store(getattr(path, "connect_url", str(path)))
     store_path = Path(path) if path is not None else default_store_path()
     store_path = store_path.expanduser()
     application_id, version = inspect_store_file(store_path)

@@ -47,8 +47,12 @@ class StoreUrl(str):
     ``exists``); a URL answers those as itself, so one location type serves both back ends.
     """
 
+    connect_url: str  # the URL as given, password included: for connecting only, never shown
+
     def __new__(cls, value: str) -> StoreUrl:
-        return super().__new__(cls, _without_password(value.strip()))
+        url = super().__new__(cls, _without_password(value.strip()))
+        url.connect_url = getattr(value, "connect_url", value.strip())
+        return url
 
     def resolve(self) -> StoreUrl:
         return self

@@ -44,4 +44,4 @@ def open_postgres_store(url: str) -> Store:
     except BaseException:
         engine.dispose()
         raise
-    return Store(StoreUrl(url), engine)
+    return Store(StoreUrl(url), engine)  # shown without a password; connect_url keeps it
