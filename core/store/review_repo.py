@@ -15,6 +15,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from core.store.engine import Store
+from core.store.row_versions import bump_rule
 from core.store.tables import (
     AgreementMarkRow,
     AuditEventRow,
@@ -98,6 +99,7 @@ class ReviewRepository:
     def decide(
         self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
         reason: str | None = None, evidence: dict[str, Any] | None = None, result_id: int | None = None,
+        expected_version: int | None = None,
     ) -> Decision:
         """Low-level writer kept for the store's own tests; every screen and the CLI decide through
         ``core.decisions.decide``, which checks every rule inside one write transaction."""
@@ -114,7 +116,8 @@ class ReviewRepository:
                     f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})"
                 )
         with self._store.session() as session:
-            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence)
+            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence,
+                                  expected_version=expected_version)
 
     def undo_last(self, reviewer: str) -> Decision | None:
         """Undo the reviewer's most recent decision that is still in effect (a new event)."""
@@ -128,6 +131,7 @@ class ReviewRepository:
             target = next((r for r in rows if r.id not in undone), None)
             if target is None:
                 return None
+            bump_rule(session, target.rule_id)
             undo = DecisionRow(
                 rule_id=target.rule_id, rule_version_id=target.rule_version_id, run_id=target.run_id,
                 reviewer=reviewer, action="undo", reason=f"undo {target.action}", undoes_id=target.id,
@@ -293,8 +297,13 @@ def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk:
 def write_decision(
     session: Session, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
     reason: str | None, evidence: dict[str, Any] | None, extra_audit: dict[str, Any] | None = None,
+    expected_version: int | None = None,
 ) -> Decision:
-    """One decision row and its audit event, in the caller's transaction (one shape for every surface)."""
+    """One decision row and its audit event, in the caller's transaction (one shape for every surface).
+
+    With ``expected_version`` (the rule's row version the reviewer saw) another reviewer's
+    decision or edit in between is refused with who did what (``row_versions``)."""
+    bump_rule(session, rule_id, expected_version)
     before = _effective(session, rule_id)
     row = DecisionRow(
         rule_id=rule_id, rule_version_id=rule_version_id, run_id=run_id, reviewer=reviewer, action=action,
