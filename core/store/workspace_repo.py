@@ -68,7 +68,7 @@ class WorkspaceRepository:
         # One pass counts both the rows and the unreviewed ones among them (each pass over
         # the newest-result CTE costs tens of ms at 10^3 rules).
         count_sql, count_params = self._query(
-            scope, flt, reviewer, "count(*), coalesce(sum(coalesce(d.action, 'unreviewed') = 'unreviewed'), 0)")
+            scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
         rows_sql, rows_params = self._query(scope, flt, reviewer, ROW_COLUMNS)
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
         rows_params.update(limit=int(limit), offset=int(offset))
