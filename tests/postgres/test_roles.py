@@ -109,3 +109,16 @@ def test_team_add_reviewer_command(pg_server, capsys) -> None:  # type: ignore[n
     assert main(["team", "add-reviewer", "nora; DROP TABLE rule", "--store", url]) == 1
     assert add_reviewer(url, "nora", lead=True) is False  # promoted to lead, not created twice
     pg_server.drop(url)
+
+
+def test_only_a_lead_exports_the_rule_store(team: dict[str, object], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.export.rule_store import RuleStoreExportError, export_rule_store
+
+    rita, leo = _open(team, "rita"), _open(team, "leo")
+    with pytest.raises(RuleStoreExportError, match="only a lead"):
+        export_rule_store(rita, tmp_path / "by-rita")
+    assert not (tmp_path / "by-rita").exists()
+    export_rule_store(leo, tmp_path / "by-leo")
+    assert (tmp_path / "by-leo").is_dir()
+    rita.close()
+    leo.close()
