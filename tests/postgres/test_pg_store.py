@@ -145,3 +145,18 @@ def test_write_sessions_take_turns(url: str) -> None:
     (a_start, a_end), (b_start, b_end) = sorted(spans)
     assert b_start >= a_end - 0.01
     store.close()
+
+
+def test_a_record_with_a_nul_character_is_an_import_issue_not_a_failed_import(url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.importing import import_paths
+
+    folder = tmp_path / "root" / "c"
+    folder.mkdir(parents=True)
+    record = '{{"trajectory_id": "{tid}", "timestamp": "2026-01-01T00:00:00Z", "task": "{task}", "steps": [], "success": false}}'
+    (folder / "a.jsonl").write_text(record.format(tid="T-1", task="a\\u0000b") + "\n"
+                                    + record.format(tid="T-2", task="fine") + "\n")
+    store = open_store(url)
+    summary = import_paths(store, [tmp_path / "root"])
+    assert summary.imported == 1
+    assert [(i.line, "NUL" in i.reason) for i in summary.issues] == [(1, True)]
+    store.close()
