@@ -144,6 +144,16 @@ class Store:
     def is_postgres(self) -> bool:
         return self.engine.dialect.name == "postgresql"
 
+    def login(self) -> str | None:
+        """On a team store, the server login (the reviewer's name there: roles and row-level
+        security compare rows with it); None for a SQLite file, whose reviewer names are free."""
+        if not self.is_postgres:
+            return None
+        from sqlalchemy import text
+
+        with self.read_session() as session:
+            return str(session.execute(text("SELECT session_user")).scalar_one())
+
     def close(self) -> None:
         self.engine.dispose()
 

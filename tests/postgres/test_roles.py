@@ -122,3 +122,12 @@ def test_only_a_lead_exports_the_rule_store(team: dict[str, object], tmp_path) -
     assert (tmp_path / "by-leo").is_dir()
     rita.close()
     leo.close()
+
+
+def test_a_team_store_names_its_reviewer_by_login(team: dict[str, object], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rita = _open(team, "rita")
+    assert rita.login() == "rita"
+    rita.close()
+    sqlite_store = open_store(tmp_path / "solo.sqlite")
+    assert sqlite_store.login() is None
+    sqlite_store.close()
