@@ -39,8 +39,9 @@ def cmd_store_copy(args: argparse.Namespace) -> int:
         return _fail(str(error))
     except sqlalchemy.exc.DBAPIError as error:
         return _fail(f"the copy failed and was rolled back: {getattr(error, 'orig', error)}")
-    rows = [{"table": s.table, "rows": s.rows, "sha256": s.sha256, "copy_rows": d.rows, "copy_sha256": d.sha256}
-            for s, d in zip(report.tables, report.destination_tables, strict=True)]
+    rows: list[dict[str, Any]] = [
+        {"table": s.table, "rows": s.rows, "sha256": s.sha256, "copy_rows": d.rows, "copy_sha256": d.sha256}
+        for s, d in zip(report.tables, report.destination_tables, strict=True)]
     if args.json:
         print(json.dumps({"source": report.source, "destination": report.destination, "verified": report.verified,
                           "tables": rows}, indent=2))

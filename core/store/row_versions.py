@@ -17,8 +17,9 @@ from another lead is a conflict (:func:`check_adjudication`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import text
+from sqlalchemy import CursorResult, text
 from sqlmodel import Session
 
 
@@ -68,9 +69,10 @@ def bump_rule(session: Session, rule_id: int, expected: int | None = None) -> in
     if expected is None:
         session.execute(text("UPDATE rule SET row_version = row_version + 1 WHERE id = :id"), {"id": rule_id})
         return rule_version(session, rule_id)
-    updated = session.execute(
+    # rowcount, not RETURNING: SQLite has RETURNING only since 3.35, older Pythons bundle older.
+    updated = cast(CursorResult[Any], session.execute(
         text("UPDATE rule SET row_version = row_version + 1 WHERE id = :id AND row_version = :expected"),
-        {"id": rule_id, "expected": expected}).rowcount
+        {"id": rule_id, "expected": expected})).rowcount
     if updated == 1:
         return expected + 1
     found = rule_version(session, rule_id)
