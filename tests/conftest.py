@@ -72,7 +72,7 @@ def demo_corpus() -> Path:
 # the PostgreSQL cases skip with one line, unless WORKBENCH_PG=required (set by .ci/run), where
 # that is a failure. WORKBENCH_PG_URL names an existing server's maintenance database instead.
 BACKENDS = ("sqlite", "postgresql")
-_PG_TEMPLATE = "workbench_template"
+_PG_TEMPLATE = f"workbench_template_{os.getpid()}"  # one per test run: runs may share a server
 
 
 class PostgresServer:
@@ -125,11 +125,21 @@ class PostgresServer:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+_PG_SKIPPED: list[str] = []  # why the PostgreSQL cases skipped (reported once, at the end)
+
+
 def _pg_unavailable(reason: str) -> None:
     message = f"PostgreSQL tests skipped: {reason}"
     if os.environ.get("WORKBENCH_PG") == "required":
         pytest.fail(message + " (WORKBENCH_PG=required)")
+    _PG_SKIPPED.append(message)
     pytest.skip(message)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line for all the PostgreSQL cases that could not run, whatever their number."""
+    if _PG_SKIPPED:
+        terminalreporter.write_line(_PG_SKIPPED[0])
 
 
 @pytest.fixture(scope="session")
@@ -153,6 +163,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServ
     server = PostgresServer(url, cluster)
     server.prepare_template()
     yield server
+    server.drop(server.database_url(_PG_TEMPLATE))
     if cluster is not None:
         cluster.stop()
         shutil.rmtree(cluster.root, ignore_errors=True)

@@ -35,15 +35,18 @@ class ClusterUnavailable(RuntimeError):
 def find_pg_bin() -> Path:
     """The folder holding ``initdb`` and ``pg_ctl`` (``WORKBENCH_PG_BIN``, PATH, the usual places)."""
     explicit = os.environ.get("WORKBENCH_PG_BIN")
-    candidates = [explicit] if explicit else []
+    candidates = [explicit] if explicit else []  # when set, it is the only place looked at
     on_path = shutil.which("pg_ctl")
-    if on_path:
+    if on_path and not explicit:
         candidates.append(str(Path(on_path).parent))
-    candidates.extend(PG_BIN_CANDIDATES)
+    if not explicit:
+        candidates.extend(PG_BIN_CANDIDATES)
     for folder in candidates:
         if folder and (Path(folder) / "initdb").is_file() and (Path(folder) / "pg_ctl").is_file():
             return Path(folder)
-    raise ClusterUnavailable("PostgreSQL server binaries (initdb, pg_ctl) not found; set WORKBENCH_PG_BIN")
+    where = explicit or "PATH and " + ", ".join(PG_BIN_CANDIDATES[:3]) + ", …"
+    raise ClusterUnavailable(f"PostgreSQL server binaries (initdb, pg_ctl) not found in {where}; "
+                             "install postgresql or set WORKBENCH_PG_BIN")
 
 
 @dataclass(frozen=True)
