@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.agreement.model import QUESTION_SINGLE, PopulationItem
-from core.labels.model import LabelText, TrajectoryKey
+from core.domain.agreement import QUESTION_SINGLE, PopulationItem
+from core.domain.labels import LabelText, TrajectoryKey
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository

@@ -20,9 +20,9 @@ from core.agreement.merge import (  # noqa: F401  (re-exported)
     export_reviewer,
     import_file,
 )
-from core.agreement.model import CANT_TELL
+from core.domain.agreement import CANT_TELL
+from core.domain.labels import Adjudication, LabelText, strip_when
 from core.labels.feedback import score_against
-from core.labels.model import Adjudication, LabelText, strip_when
 from core.metrics.extraction import EmbedFn
 from core.metrics.interrater import (
     AlphaResult,

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.domain.labels import GroundTruth, LabelText
 from core.labels.feedback import EXTRACTED_KINDS, score_against
-from core.labels.model import GroundTruth, LabelText
 from core.metrics.extraction import EmbedFn, ExtractionAccuracy, ExtractionScore, aggregate, parse_expected_rule
 from core.store.dto import RuleInfo
 from core.store.engine import Store

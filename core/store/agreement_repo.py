@@ -17,7 +17,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core.agreement.model import (
+from core.domain.agreement import (
     CANT_TELL,
     QUESTION_FIRING_SCOPE,
     SCOPE_ANSWERS,
@@ -30,23 +30,12 @@ from core.agreement.model import (
     SessionInfo,
     answers_for,
 )
+from core.domain.errors import AlreadyCommitted, NotYetCommitted, UnknownSession
 from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AgreementItemRow, AgreementJudgementRow, AgreementSessionRow
 from core.timeutil import utc_now
-
-
-class AlreadyCommitted(ValueError):
-    """This reviewer already committed a judgement on the item; judgements are final."""
-
-
-class NotYetCommitted(PermissionError):
-    """Replay's answer is revealed only after the reviewer commits a judgement."""
-
-
-class UnknownSession(LookupError):
-    pass
 
 
 def _session_info(row: AgreementSessionRow) -> SessionInfo:

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlmodel import Session, col, select
 
-from core.labels.model import (
+from core.domain.errors import ReasonRequired, UnknownTrajectory
+from core.domain.labels import (
     Adjudication,
     GroundTruth,
     Label,
@@ -39,14 +40,6 @@ from core.store.label_rows import (
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AdjudicationRow, LabelHistoryRow, LabelRow
 from core.timeutil import utc_now
-
-
-class UnknownTrajectory(LookupError):
-    pass
-
-
-class ReasonRequired(ValueError):
-    pass
 
 
 class LabelRepository:

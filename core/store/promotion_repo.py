@@ -18,8 +18,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
+from core.domain.errors import BrokenNotOpened, PromotionError
 from core.store.engine import Store
-from core.store.review_repo import ApprovalRefused, Decision, append_audit, unreviewed_broken_in
+from core.store.review_repo import Decision, append_audit, unreviewed_broken_in
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
@@ -27,18 +28,6 @@ from core.timeutil import utc_now
 STANDING_SERIES = "R"
 STATUSES = ("active", "retired", "superseded")
 _RULE_REF = re.compile(r"^R-(\d+)$")
-
-
-class PromotionError(ValueError):
-    """A promotion action is not allowed; the message says why."""
-
-
-class BrokenNotOpened(ApprovalRefused):
-    """Approval refused: broken evidence the reviewer has neither opened nor waived."""
-
-    def __init__(self, message: str, trajectory_ids: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.trajectory_ids = trajectory_ids  # exact ids, in their own case, for the screens
 
 
 @dataclass(frozen=True)

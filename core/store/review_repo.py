@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
+from core.domain.errors import ApprovalRefused, ReasonRequired
 from core.store.engine import Store
 from core.store.tables import (
     AgreementMarkRow,
@@ -26,14 +27,6 @@ from core.timeutil import utc_now
 
 DECISION_ACTIONS = ("approve", "reject", "defer")
 MARKS = ("right", "wrong", "cant_tell")
-
-
-class ApprovalRefused(ValueError):
-    """Approval is not allowed yet; the message says exactly what is missing."""
-
-
-class ReasonRequired(ValueError):
-    pass
 
 
 @dataclass(frozen=True)

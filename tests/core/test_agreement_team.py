@@ -9,7 +9,7 @@ from test_labels_support import Builder, open_labels_store, small_run
 
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.agreement.team import adjudicate, export_reviewer, import_file, judgement_agreement, label_agreement
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_labels_support import DEMO, import_demo, labels_store, pk_of  # noqa: F401  (fixture)
 
+from core.domain.labels import LabelText
 from core.labels.export import export_labels
-from core.labels.model import LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 

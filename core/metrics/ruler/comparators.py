@@ -27,7 +27,7 @@ from core.metrics.ruler.harness import Comparator, Verdict, thresholded
 SURFACE = frozenset({"case", "punctuation", "whitespace"})
 MEANING = SURFACE | {"paraphrase"}
 MATCHER_CONTRACT = MEANING | {"step_reorder", "paraphrase_unlabelled"}
-AGREEMENT_GATE = 0.80  # core.agreement.model.DEFAULT_GATE
+AGREEMENT_GATE = 0.80  # core.domain.agreement.DEFAULT_GATE
 KAPPA_PASS = 0.40  # "moderate" (Landis & Koch): the least a rater must beat chance by
 
 EmbedFn = Callable[[list[str]], np.ndarray]

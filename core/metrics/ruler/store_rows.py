@@ -150,7 +150,7 @@ class AgreementRows:
 
 
 def agreement_rows(judgements: list[Any], population: list[Any], seed: int) -> AgreementRows:
-    from core.agreement.model import CANT_TELL, EVIDENCE_ANSWERS, VERDICT_ANSWERS
+    from core.domain.agreement import CANT_TELL, EVIDENCE_ANSWERS, VERDICT_ANSWERS
 
     kinds = {"verdict": VERDICT_ANSWERS, "evidence": EVIDENCE_ANSWERS}
     decisive = [j for j in judgements if j.answer != CANT_TELL]
