@@ -80,7 +80,7 @@ def test_a_comma_in_the_trigger_is_warned_about(labels_store: Store, tmp_path: P
 def test_cli_labels_export(labels_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from core.cli_agreement import register
+    from core.cli.agreement import register
 
     import_demo(labels_store)
     LabelRepository(labels_store).save(pk_of(labels_store, "DF-GIT-001-push-non-ff"), "ana", LabelText("a", "b"))

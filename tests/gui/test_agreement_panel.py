@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel
 from core.agreement.blind import answer_text
 from core.agreement.results import session_result
 from core.agreement.session import commit_judgement, create_session, judging_view, next_item
-from core.cli_agreement import register
+from core.cli.agreement import register
 from core.domain.agreement import BlindItem, Progress
 from core.domain.labels import LabelText
 from core.importing import import_paths
