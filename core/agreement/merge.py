@@ -77,7 +77,7 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
                 for i in agreement.items_with_answers(info.id)
             ],
         })
-    payload = {
+    payload: dict[str, Any] = {
         "format": FORMAT, "version": FORMAT_VERSION, "reviewer": reviewer, "exported_at": utc_now(),
         "labels": labels, "adjudications": adjudications, "sessions": sessions,
         "judgements": [

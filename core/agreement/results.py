@@ -214,7 +214,7 @@ class SessionResult:
         total = sum(sizes.values())
         if not total:
             return None
-        return sum(sizes[s] / total * rates[s] for s in sizes)  # type: ignore[operator]
+        return sum(sizes[s] / total * rates[s] for s in sizes)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.session

@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return EXIT_OK
     finally:
         store.close()

@@ -114,7 +114,8 @@ def corpus_accuracy(
         sources[truth.source] += 1
     accuracy = aggregate([r.score for r in rows], excluded=no_truth + no_rule + no_candidate)
     if embed is None:  # the registry's null rule: a mean that needs the model is unmeasured without one
-        accuracy = replace(accuracy, **{m.key: None for m in MEAN_METRICS if m.needs_model})
+        unmeasured: dict[str, Any] = {m.key: None for m in MEAN_METRICS if m.needs_model}
+        accuracy = replace(accuracy, **unmeasured)
     return CorpusAccuracy(
         corpus=corpus, reviewer=reviewer, accuracy=accuracy,
         semantic_state="on" if embed is not None else "unavailable",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -187,6 +188,6 @@ def aggregate(scores: Sequence[ExtractionScore], excluded: int = 0) -> Extractio
         return (sum(values) / n) if n else None
 
     # Each metric aggregates the way the registry declares: a mean of per-pair values, or a rate.
-    parts: dict[str, float | None | Rate] = {m.key: mean(float(m.score(s)) for s in scores) for m in MEAN_METRICS}
+    parts: dict[str, Any] = {m.key: mean(float(m.score(s)) for s in scores) for m in MEAN_METRICS}
     parts.update({m.key: Rate.of(sum(1 for s in scores if m.score(s)), n) for m in RATE_METRICS})
-    return ExtractionAccuracy(n=n, excluded=excluded, **parts)  # type: ignore[arg-type]
+    return ExtractionAccuracy(n=n, excluded=excluded, **parts)

@@ -8,6 +8,7 @@ counter only grows and starts above every imported ``R-NNN``.
 
 from __future__ import annotations
 
+import builtins  # the class has a method called `list`; its annotations need the type
 import json
 import re
 from collections import Counter
@@ -94,7 +95,7 @@ class PromotionRepository:
                 query = query.where(col(PromotionRow.status).in_(list(statuses)))
             if rule_id is not None:
                 query = query.where(PromotionRow.rule_id == rule_id)
-            rows = session.exec(query.order_by(PromotionRow.id)).all()
+            rows = session.exec(query.order_by(col(PromotionRow.id))).all()
             return [_promotion(r) for r in rows]
 
     def active_for_rule(self, rule_id: int) -> Promotion | None:
@@ -132,7 +133,7 @@ class PromotionRepository:
             newest[ref.rule_id] = ref  # ascending run id: the last one wins
         return newest
 
-    def _result_refs(self, where: str, params: dict[str, Any]) -> list[ResultRef]:
+    def _result_refs(self, where: str, params: dict[str, Any]) -> builtins.list[ResultRef]:
         with self._store.read_session() as session:
             rows = session.execute(
                 text(
@@ -144,7 +145,7 @@ class PromotionRepository:
             ).all()
         return [ResultRef(int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4]), str(r[5]), str(r[6])) for r in rows]
 
-    def bucket_members(self, result_ids: Sequence[int]) -> dict[int, dict[str, list[tuple[int, str, str]]]]:
+    def bucket_members(self, result_ids: Sequence[int]) -> dict[int, dict[str, builtins.list[tuple[int, str, str]]]]:
         """result id -> bucket -> [(trajectory pk, trajectory id, corpus)], ordered by id."""
         found: dict[int, dict[str, list[tuple[int, str, str]]]] = {int(r): {} for r in result_ids}
         if not result_ids:
@@ -162,7 +163,7 @@ class PromotionRepository:
             found[int(result_id)].setdefault(str(bucket), []).append((int(pk), str(tid), str(corpus)))
         return found
 
-    def unreviewed_broken_any(self, result_id: int) -> list[str]:
+    def unreviewed_broken_any(self, result_id: int) -> builtins.list[str]:
         """Broken trajectories of a result that no reviewer has opened or waived."""
         with self._store.read_session() as session:
             rows = session.execute(
@@ -179,7 +180,7 @@ class PromotionRepository:
             ).all()
             return [str(r[0]) for r in rows]
 
-    def waivers(self, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
+    def waivers(self, result_id: int, reviewer: str | None = None) -> builtins.list[dict[str, Any]]:
         with self._store.read_session() as session:
             return waivers_in(session, result_id, reviewer)
 

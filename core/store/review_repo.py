@@ -140,7 +140,7 @@ class ReviewRepository:
 
     def current_all(self) -> dict[int, Decision]:
         with self._store.read_session() as session:
-            rows = session.exec(select(DecisionRow).order_by(DecisionRow.id)).all()
+            rows = session.exec(select(DecisionRow).order_by(col(DecisionRow.id))).all()
         undone = {r.undoes_id for r in rows if r.undoes_id is not None}
         effective: dict[int, Decision] = {}
         for row in rows:
@@ -208,7 +208,7 @@ class ReviewRepository:
     def marks(self, reviewer: str | None = None, blinded: bool | None = None) -> list[Mark]:
         """The latest mark per (reviewer, result, trajectory): a changed mind replaces, not adds."""
         with self._store.read_session() as session:
-            query = select(AgreementMarkRow).order_by(AgreementMarkRow.id)
+            query = select(AgreementMarkRow).order_by(col(AgreementMarkRow.id))
             if reviewer is not None:
                 query = query.where(AgreementMarkRow.reviewer == reviewer)
             if blinded is not None:
@@ -225,7 +225,7 @@ class ReviewRepository:
     # -- audit -------------------------------------------------------------------------
     def audit(self, target_kind: str | None = None, target_id: str | int | None = None) -> list[AuditEvent]:
         with self._store.read_session() as session:
-            query = select(AuditEventRow).order_by(AuditEventRow.id)
+            query = select(AuditEventRow).order_by(col(AuditEventRow.id))
             if target_kind is not None:
                 query = query.where(AuditEventRow.target_kind == target_kind)
             if target_id is not None:
@@ -308,7 +308,7 @@ def write_decision(
 
 
 def _effective(session: Session, rule_id: int) -> Decision | None:
-    rows = session.exec(select(DecisionRow).where(DecisionRow.rule_id == rule_id).order_by(DecisionRow.id)).all()
+    rows = session.exec(select(DecisionRow).where(DecisionRow.rule_id == rule_id).order_by(col(DecisionRow.id))).all()
     undone = {r.undoes_id for r in rows if r.undoes_id is not None}
     live = [r for r in rows if r.action in DECISION_ACTIONS and r.id not in undone]
     return _decision(live[-1]) if live else None

@@ -244,7 +244,7 @@ class WorkspaceRepository:
                     "VALUES (:r, :res, :t, :at)"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
-            ).rowcount
+            ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult
             if inserted:
                 append_audit(session, reviewer, "open_evidence", "result", result_id, None,
                              after={"trajectory_pk": trajectory_pk})

@@ -131,8 +131,9 @@ def matcher_comparator(matcher: MatcherProfile, embed: EmbedFn | None = None) ->
                     continue
                 t = e([trig[i]])[0]
                 cos = _cos(t, e([prim[i]])[0]) if prim[i] else 0.0
-                if sec[i]:
-                    cos = max(cos, _cos(t, e([sec[i]])[0]))
+                second = sec[i]
+                if second:
+                    cos = max(cos, _cos(t, e([second])[0]))
                 cosines[i] = cos
         out: list[Verdict] = []
         for i, ((_trigger, threshold), _record) in enumerate(pairs):

@@ -254,8 +254,8 @@ def draw_ruler(fig: Figure, report: dict[str, Any]) -> None:
                 text = f"{s:.0%}"
             else:
                 moved = abs(s) > ruler["thresholds"]["over_sensitive_above"]
-                flagged = any(f["mutation"] == key[0] for f in m["flags"])
-                colour = BAD if flagged else (WARN if moved else GOOD)
+                flags_it = any(f["mutation"] == key[0] for f in m["flags"])
+                colour = BAD if flags_it else (WARN if moved else GOOD)
                 text = f"{s:.0%}"
             a3.add_patch(_rect(x, y, colour))
             a3.text(x, y, text, ha="center", va="center", fontsize=8, color="white" if colour != "#e2e8f0" else FLOOR)

@@ -87,7 +87,7 @@ def build_rows(details: list[TrajectoryDetail]) -> StoreRows:
         if not sentence:
             continue
         trigger, directive = parse_expected_rule(sentence)
-        meta = {"id": d.trajectory_id, "domain": d.domain, "klass": klass(d.failure_class) or _key(trigger),
+        meta: dict[str, Any] = {"id": d.trajectory_id, "domain": d.domain, "klass": klass(d.failure_class) or _key(trigger),
                 "failure_class": d.failure_class, "rule": _key(sentence), "corpus": d.corpus}
         group = d.domain or meta["klass"]
         key = (_key(trigger), _key(directive))
