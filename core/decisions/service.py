@@ -44,10 +44,9 @@ from core.store.promotion_repo import (
     refuse_unreviewed_broken,
     retire_in,
     supersede_in,
-    waivers_in,
 )
 from core.store.replay_repo import ReplayRepository, StoredResult
-from core.store.review_repo import Decision, write_decision, write_waiver
+from core.store.review_repo import Decision, waivers_in, write_decision, write_waiver
 from core.store.rule_repo import RuleRepository
 from core.timeutil import utc_now
 

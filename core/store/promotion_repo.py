@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from core.domain.errors import BrokenNotOpened, PromotionError
 from core.store.engine import Store
-from core.store.review_repo import Decision, append_audit, unreviewed_broken_in
+from core.store.review_repo import Decision, append_audit, unreviewed_broken_in, waivers_in
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
@@ -166,19 +166,7 @@ class PromotionRepository:
     def unreviewed_broken_any(self, result_id: int) -> builtins.list[str]:
         """Broken trajectories of a result that no reviewer has opened or waived."""
         with self._store.read_session() as session:
-            rows = session.execute(
-                text(
-                    """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                       WHERE o.result_id = :res AND o.bucket = 'broken'
-                         AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                         AND v.trajectory_pk = o.trajectory_pk)
-                         AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                         AND w.trajectory_pk = o.trajectory_pk)
-                       ORDER BY t.trajectory_id"""
-                ),
-                {"res": result_id},
-            ).all()
-            return [str(r[0]) for r in rows]
+            return unreviewed_broken_in(session, None, result_id)
 
     def waivers(self, result_id: int, reviewer: str | None = None) -> builtins.list[dict[str, Any]]:
         with self._store.read_session() as session:
@@ -295,19 +283,6 @@ def supersede_in(session: Session, standing_id: str, by_standing_id: str, actor:
     append_audit(session, actor, "supersede", "promotion", standing_id, reason, before=before,
                  after={**_state(row), **(extra_audit or {})})
     return _promotion(row)
-
-
-def waivers_in(session: Session, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
-    query = (
-        "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
-        "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
-    )
-    params: dict[str, Any] = {"res": result_id}
-    if reviewer is not None:
-        query += " AND w.reviewer = :r"
-        params["r"] = reviewer
-    rows = session.execute(text(query + " ORDER BY w.id"), params).all()
-    return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
 
 
 def active_in(session: Session, rule_id: int) -> Promotion | None:

@@ -164,12 +164,7 @@ class ReviewRepository:
         if not reason:
             raise ReasonRequired("a waiver needs a reason")
         with self._store.session() as session:
-            session.add(
-                WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
-                          created_at=utc_now())
-            )
-            append_audit(session, reviewer, "waive_broken", "result", result_id, reason,
-                         after={"trajectory_pk": trajectory_pk})
+            write_waiver(session, reviewer, result_id, trajectory_pk, reason)
 
     def unreviewed_broken(self, reviewer: str, result_id: int) -> list[str]:
         """Trajectory ids of broken evidence this reviewer has neither opened nor waived."""
@@ -260,19 +255,22 @@ class ReviewRepository:
         return sorted(events, key=lambda e: e.id)
 
 
-def unreviewed_broken_in(session: Session, reviewer: str, result_id: int) -> list[str]:
-    """``unreviewed_broken`` inside the caller's transaction (the decision service checks it there)."""
+# -- waivers: every statement on the waiver table is here (review, promotion queue, decisions) ----
+def unreviewed_broken_in(session: Session, reviewer: str | None, result_id: int) -> list[str]:
+    """Broken evidence of a result that ``reviewer`` (None: any reviewer) has neither opened nor
+    waived, inside the caller's transaction (the decision service checks it there)."""
+    by_reviewer = "" if reviewer is None else " AND {alias}.reviewer = :r"
     rows = session.execute(
         text(
-            """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
+            f"""SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
                WHERE o.result_id = :res AND o.bucket = 'broken'
                  AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                 AND v.trajectory_pk = o.trajectory_pk AND v.reviewer = :r)
+                                 AND v.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="v")})
                  AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                 AND w.trajectory_pk = o.trajectory_pk AND w.reviewer = :r)
+                                 AND w.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="w")})
                ORDER BY t.trajectory_id"""
         ),
-        {"res": result_id, "r": reviewer},
+        {"res": result_id} if reviewer is None else {"res": result_id, "r": reviewer},
     ).all()
     return [str(r[0]) for r in rows]
 
@@ -281,6 +279,29 @@ def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk:
     session.add(WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
                           created_at=utc_now()))
     append_audit(session, reviewer, "waive_broken", "result", result_id, reason, after={"trajectory_pk": trajectory_pk})
+
+
+def waivers_in(session: Session, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
+    """A result's waivers (one reviewer's, or everyone's), oldest first, with the trajectory ids."""
+    query = (
+        "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
+        "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
+    )
+    params: dict[str, Any] = {"res": result_id}
+    if reviewer is not None:
+        query += " AND w.reviewer = :r"
+        params["r"] = reviewer
+    rows = session.execute(text(query + " ORDER BY w.id"), params).all()
+    return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
+
+
+def waived_in(session: Session, reviewer: str, result_id: int) -> dict[int, str]:
+    """trajectory pk -> waiver reason, for one reviewer's waivers on a result (the later one wins)."""
+    rows = session.execute(
+        text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res ORDER BY id"),
+        {"r": reviewer, "res": result_id},
+    ).all()
+    return {int(r[0]): str(r[1]) for r in rows}
 
 
 def write_decision(
