@@ -52,7 +52,7 @@ class RulePools:
 
     @property
     def union(self) -> np.ndarray:
-        return self.recall | self.precision
+        return np.asarray(self.recall | self.precision)
 
 
 def _info(kind: str, mask: np.ndarray, index: PoolIndex) -> PoolInfo:
@@ -76,7 +76,7 @@ def _self_mask(rule: ReplayRule, index: PoolIndex, by_key: bool) -> np.ndarray:
 def _domain_mask(rule: ReplayRule, index: PoolIndex) -> np.ndarray | None:
     if rule.domain is None:
         return None
-    return index.domains == rule.domain
+    return np.asarray(index.domains == rule.domain)
 
 
 def runner_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray, PoolSpec]:

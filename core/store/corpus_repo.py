@@ -71,11 +71,11 @@ class CorpusRepository:
         with self._store.read_session() as session:
             traj_counts = dict(
                 session.execute(
-                    select(TrajectoryRow.corpus_id, func.count()).group_by(TrajectoryRow.corpus_id)
+                    select(TrajectoryRow.corpus_id, func.count()).group_by(col(TrajectoryRow.corpus_id))
                 ).all()
             )
             rule_counts = dict(
-                session.execute(select(RuleRow.corpus_id, func.count()).group_by(RuleRow.corpus_id)).all()
+                session.execute(select(RuleRow.corpus_id, func.count()).group_by(col(RuleRow.corpus_id))).all()
             )
             rows = session.exec(select(CorpusRow).order_by(CorpusRow.name)).all()
             return [
@@ -134,7 +134,7 @@ class CorpusRepository:
             rows = session.execute(
                 select(TrajectoryRow.id, TrajectoryRow.line, TrajectoryRow.trajectory_id, TrajectoryRow.content_hash)
                 .where(TrajectoryRow.file_id == file_id)
-                .order_by(TrajectoryRow.line)
+                .order_by(col(TrajectoryRow.line))
             ).all()
             return [StoredRecordKey(int(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
 
@@ -187,7 +187,7 @@ class CorpusRepository:
         }
         sort_column = col(columns.get(order_by, TrajectoryRow.id))
         with self._store.read_session() as session:
-            query = select(
+            query = select(  # type: ignore[call-overload]  # sqlmodel's select() is typed for up to 4 columns
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
             ).join(CorpusRow)
@@ -217,7 +217,7 @@ class CorpusRepository:
                 query = query.where(col(TrajectoryRow.id).in_(list(ids)))
             if corpus is not None:
                 query = query.where(CorpusRow.name == corpus)
-            rows = session.execute(query.order_by(SourceFileRow.path, TrajectoryRow.line)).all()
+            rows = session.execute(query.order_by(col(SourceFileRow.path), col(TrajectoryRow.line))).all()
             return [_detail(r[0], r[1], r[2]) for r in rows]
 
     def corpus_records(self, corpus: str) -> list[tuple[str, dict[str, Any]]]:
@@ -246,7 +246,7 @@ def _apply_filter(query: Any, flt: TrajectoryFilter, session: Any) -> Any:
     if flt.has_expected_rule is True:
         query = query.where(col(TrajectoryRow.expected_rule).is_not(None), TrajectoryRow.expected_rule != "")
     elif flt.has_expected_rule is False:
-        query = query.where(or_(col(TrajectoryRow.expected_rule).is_(None), TrajectoryRow.expected_rule == ""))
+        query = query.where(or_(col(TrajectoryRow.expected_rule).is_(None), col(TrajectoryRow.expected_rule) == ""))
     if flt.text:
         pattern = f"%{flt.text}%"
         query = query.where(

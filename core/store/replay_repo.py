@@ -108,7 +108,7 @@ def outcome_from_row(store: Store, r: Any) -> StoredOutcome:
         domain=r["domain"], success=bool(r["success"]), bucket=r["bucket"], score=r["score"],
         token_f1=r["token_f1"], bigram=r["bigram"], cosine=r["cosine"], view=r["view"],
         floor=r["floor"], threshold=r["threshold"], margin=r["margin"],
-        stored_spans=None if stored is None else tuple(tuple(x) for x in json.loads(stored)),  # type: ignore[misc]
+        stored_spans=None if stored is None else tuple(tuple(x) for x in json.loads(stored)),
         span_source=SpanSource(store, int(r["result_id"]), int(r["trajectory_pk"]), r["cosine"]),
     )
 

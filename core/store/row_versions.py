@@ -22,15 +22,9 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, text
 from sqlmodel import Session
 
+from core.domain.errors import ConcurrentChangeError
 
-class ConcurrentChangeError(RuntimeError):
-    """Someone else changed what this write was based on; the message says who, what and when."""
-
-    def __init__(self, message: str, *, kind: str, key: int, expected: int, found: int, by: str | None,
-                 what: str | None, at: str | None) -> None:
-        super().__init__(message)
-        self.kind, self.key, self.expected, self.found = kind, key, expected, found
-        self.by, self.what, self.at = by, what, at
+__all__ = ["ConcurrentChangeError", "LastChange", "bump_rule", "check_adjudication", "last_rule_change", "rule_version"]
 
 
 @dataclass(frozen=True)

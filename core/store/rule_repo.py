@@ -112,7 +112,7 @@ class RuleRepository:
         with self._store.read_session() as session:
             latest = (
                 select(RuleVersionRow.rule_id, func.max(RuleVersionRow.version).label("v"))
-                .group_by(RuleVersionRow.rule_id)
+                .group_by(col(RuleVersionRow.rule_id))
                 .subquery()
             )
             query = (
@@ -128,13 +128,13 @@ class RuleRepository:
                 query = query.where(col(RuleRow.id).in_(list(ids)))
             if kinds is not None:
                 query = query.where(col(RuleRow.kind).in_(list(kinds)))
-            rows = session.execute(query.order_by(RuleRow.id)).all()
+            rows = session.execute(query.order_by(col(RuleRow.id))).all()
             return [_rule_info(r[0], r[1], r[2]) for r in rows]
 
     def versions(self, rule_id: int) -> list[RuleVersionInfo]:
         with self._store.read_session() as session:
             rows = session.exec(
-                select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(RuleVersionRow.version)
+                select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(col(RuleVersionRow.version))
             ).all()
             return [_version_info(r) for r in rows]
 
@@ -149,7 +149,7 @@ class RuleRepository:
             query = select(TrajectoryRow.id, TrajectoryRow.domain, TrajectoryRow.corpus_id).where(
                 TrajectoryRow.trajectory_id == trajectory_id
             )
-            rows = session.execute(query.order_by(TrajectoryRow.id)).all()
+            rows = session.execute(query.order_by(col(TrajectoryRow.id))).all()
             if not rows:
                 return None, None
             same = [r for r in rows if r[2] == corpus_id]

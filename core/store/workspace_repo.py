@@ -18,7 +18,7 @@ from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
-from core.store.review_repo import append_audit
+from core.store.review_repo import append_audit, waived_in
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
 from core.store.workspace_query import (
     BUCKETS,
@@ -156,16 +156,13 @@ class WorkspaceRepository:
                 ),
                 {"id": result_id},
             ).mappings().first()
-            flags: dict[str, Any] = {"viewed": [], "waived": [], "marks": []}
+            flags: dict[str, Any] = {"viewed": [], "waived": {}, "marks": []}
             if reviewer:
                 params = {"r": reviewer, "res": result_id}
                 flags["viewed"] = session.execute(
                     text("SELECT trajectory_pk FROM evidence_view WHERE reviewer = :r AND result_id = :res"), params
                 ).all()
-                flags["waived"] = session.execute(
-                    text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res "
-                         "ORDER BY id"), params
-                ).all()
+                flags["waived"] = waived_in(session, reviewer, result_id)
                 flags["marks"] = session.execute(
                     text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
                          "ORDER BY id"), params
@@ -180,7 +177,7 @@ class WorkspaceRepository:
         return EvidenceBundle(
             result=_stored_result(row) if row is not None else None, outcomes=outcomes,
             viewed=frozenset(int(v[0]) for v in flags["viewed"]),
-            waived={int(w[0]): str(w[1]) for w in flags["waived"]},
+            waived=flags["waived"],
             marks={(None if m[0] is None else int(m[0])): str(m[1]) for m in flags["marks"]},
         )
 
@@ -195,11 +192,7 @@ class WorkspaceRepository:
     def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
         """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
         with self._store.read_session() as session:
-            rows = session.execute(
-                text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res ORDER BY id"),
-                {"r": reviewer, "res": result_id},
-            ).all()
-            return {int(r[0]): str(r[1]) for r in rows}
+            return waived_in(session, reviewer, result_id)
 
     def evidence_marks(self, reviewer: str, result_id: int) -> dict[int | None, str]:
         """The reviewer's newest mark per trajectory of a result (None = the verdict)."""
@@ -244,7 +237,7 @@ class WorkspaceRepository:
                     "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
-            ).rowcount
+            ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult
             if inserted:
                 append_audit(session, reviewer, "open_evidence", "result", result_id, None,
                              after={"trajectory_pk": trajectory_pk})

@@ -62,7 +62,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
     from sqlalchemy.exc import DBAPIError
 
     from core.decisions.service import DecisionRequest, decide
-    from core.labels.model import LabelText
+    from core.domain.labels import LabelText
     from core.store.engine import open_store
     from core.store.label_repo import LabelRepository
     from core.store.review_repo import ReviewRepository

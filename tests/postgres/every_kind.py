@@ -9,7 +9,7 @@ import numpy as np
 from sqlalchemy import func, select, text
 
 from core.agreement.session import commit_judgement, create_session, next_item
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.promotion import approve
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository

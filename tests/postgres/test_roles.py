@@ -13,7 +13,7 @@ from sqlalchemy import text
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.cli import main
 from core.decisions.service import DecisionRequest, decide
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.engine import Store, open_store
 from core.store.label_repo import LabelRepository
 from core.store.review_repo import ReviewRepository

@@ -10,7 +10,7 @@ from every_kind import Builder
 from sqlalchemy import text
 
 from core.decisions.service import DecisionRequest, decide
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.engine import Store, open_store
 from core.store.label_repo import LabelRepository
 from core.store.row_versions import ConcurrentChangeError

@@ -34,7 +34,7 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_every_hash(full_sqlite: Path, pg_s
 
 
 def test_a_copied_postgresql_store_takes_new_rows_and_passes_its_checks(full_sqlite: Path, pg_server) -> None:  # type: ignore[no-untyped-def]
-    from core.labels.model import LabelText
+    from core.domain.labels import LabelText
     from core.store.corpus_repo import CorpusRepository
     from core.store.label_repo import LabelRepository
 
