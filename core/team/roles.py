@@ -133,8 +133,10 @@ def add_reviewer(url: str, name: str, lead: bool = False, password: str | None =
 
 
 def may_export(connection: Connection) -> bool:
-    """Whether the current login may export rule stores: leads on a team store; anyone on SQLite."""
+    """Whether the current login may export rule stores: leads on a team store; anyone on SQLite
+    or on a server store whose team roles were never set up (one user, like a SQLite file)."""
     if connection.dialect.name != "postgresql":
         return True
-    return bool(connection.execute(text(f"SELECT {_is_lead()} OR (SELECT rolsuper FROM pg_roles "
-                                        "WHERE rolname = session_user)")).scalar_one())
+    return bool(connection.execute(text(
+        f"SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{LEAD}') THEN true "
+        f"ELSE {_is_lead()} END OR (SELECT rolsuper FROM pg_roles WHERE rolname = session_user)")).scalar_one())
