@@ -27,7 +27,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import create_engine
 
 from core.store.run_owner import current_owner, owner_is_dead
@@ -171,7 +170,7 @@ def server_login(url: str) -> str:
 
 
 __all__ = [
-    "DBAPIError", "OperationalError", "StoreUrl", "close_dead_runs", "create_postgres_engine", "driver_sql",
+    "StoreUrl", "close_dead_runs", "create_postgres_engine", "driver_sql",
     "is_postgres_url", "json_values_sql",
     "open_error", "server_login", "sqlalchemy_url", "table_names",
 ]

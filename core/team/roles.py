@@ -54,6 +54,9 @@ def _statements() -> list[str]:
         f"GRANT USAGE ON SCHEMA public TO {REVIEWER}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {REVIEWER}",
         f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {REVIEWER}",
+        # Tables and sequences later revisions create get the same grants (policies: re-run this).
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {REVIEWER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO {REVIEWER}",
         f"REVOKE INSERT, UPDATE, DELETE ON {', '.join(LEAD_TABLES)}, alembic_version FROM {REVIEWER}",
         f"GRANT INSERT, UPDATE ON {', '.join(LEAD_TABLES)} TO {LEAD}",
         # Whether the current login has judged an item: read past the policies (SECURITY DEFINER),
