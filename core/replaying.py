@@ -82,7 +82,7 @@ def load_inputs(
     store: Store, rule_ids: Sequence[int] | None = None, include_expected_rules: bool = True,
 ) -> ReplayInputs:
     kinds = None if include_expected_rules else ["standing", "candidate", "user"]
-    rule_infos = RuleRepository(store).list_rules(ids=rule_ids, kinds=kinds)
+    rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=kinds)
     trajectories = load_trajectories(store)
     corpus_of_pk = {t.key: t.corpus for t in trajectories}
     rules: list[ReplayRule] = []

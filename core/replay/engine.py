@@ -45,6 +45,10 @@ _BUCKET_NAME = {
 }
 TARGET_PAIRS_PER_CHUNK = 32_768
 FIRST_CHUNK_RULES = 4
+# The first chunk holds at least FIRST_CHUNK_RULES rules, more while it stays under this many
+# pairs (a few ms of scoring): first results still show within moments, and a small run is
+# not cut into chunks whose fixed cost (sparse set-up, one transaction each) outweighs them.
+FIRST_CHUNK_PAIRS = 8_192
 
 
 class CancelToken(Protocol):
@@ -138,7 +142,7 @@ def replay(
     results: list[RuleResult] = []
     done = 0
     step = _chunk_size(n_traj)
-    size = min(step, FIRST_CHUNK_RULES)
+    size = min(step, max(FIRST_CHUNK_RULES, FIRST_CHUNK_PAIRS // max(1, n_traj)))
     lo = 0
     while lo < n_rules:
         if cancel is not None and cancel.is_set():

@@ -102,6 +102,8 @@ class RuleVersionRow(SQLModel, table=True):
     author: str
     note: Optional[str] = None
     created_at: str
+    # core.store.duplicate_key.duplicate_key_hash(trigger, directive): groups duplicates in SQL.
+    dup_key: Optional[str] = None
 
 
 class ImportReportRow(SQLModel, table=True):
