@@ -94,3 +94,18 @@ def test_selecting_a_member_of_a_collapsed_group_expands_it(copies_window: MainW
     assert len(members) == 3
     assert rules.select_rule(members[-1].rule_id)
     assert model.is_expanded(row) and rules.current_rule_id() == members[-1].rule_id
+
+
+def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
+        qtmodeltester: Any, replayed: Any) -> None:
+    model = RuleTableModel(replayed.workspace, page_size=7)  # the demo has two pairs of duplicates
+    model.fetch_all()
+    groups = [r for r in range(model.rowCount()) if model.is_group(r)]
+    assert len(groups) == 2 and model.rowCount() == model.total == model.rule_total - 2
+    qtmodeltester.check(model)
+    model.expand(groups[1])
+    model.expand(groups[0])
+    assert model.rowCount() == model.rule_total
+    qtmodeltester.check(model)
+    model.collapse(groups[0] + 1)  # from a member row
+    assert model.rowCount() == model.rule_total - 1 and not model.is_expanded(groups[0])
