@@ -235,7 +235,7 @@ def _chunk_results(
 
 
 def _keys(mask: np.ndarray, index: PoolIndex) -> tuple[int, ...]:
-    return tuple(int(k) for k in index.keys[mask])
+    return tuple(index.keys[mask].tolist())  # Python ints, without a generator per key
 
 
 def _rule_result(

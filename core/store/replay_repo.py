@@ -259,7 +259,7 @@ class ReplayRepository:
                     outcomes = [o for o in outcomes if not (o.bucket == "missed" and _same_values(o, zero))]
                 head = (result_id,)
                 if not spans:  # PairOutcome's field order is the column order of _INSERT_OUTCOME
-                    outcome_rows.extend(head + tuple(o) + (None,) for o in outcomes)
+                    outcome_rows.extend((result_id, *o, None) for o in outcomes)
                     continue
                 for o in outcomes:
                     given = spans.get((result.rule_key, o.trajectory_key))
