@@ -107,3 +107,17 @@ def test_a_filter_applies_to_the_members_before_they_are_grouped(store: Store) -
     assert sorted(r.group_size for r in page.rows) == [1, 3]
     unfiltered = {r.group_key: r.group_size for r in _all_group_rows(repo)}
     assert all(unfiltered[r.group_key] == r.group_size + 1 for r in page.rows)
+
+
+def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> None:
+    from core.store.replay_repo import ReplayRepository
+    from core.store.rule_repo import RuleRepository
+
+    rules, plain = RuleRepository(store), ReplayRepository(store)
+    every = rules.list_rules()
+    some = [r.id for r in every[::3]]
+    assert plain.rules_for_replay() == every
+    assert plain.rules_for_replay(ids=some) == rules.list_rules(ids=some)
+    assert plain.rules_for_replay(kinds=["expected_rule"]) == rules.list_rules(kinds=["expected_rule"])
+    assert plain.rules_for_replay(kinds=["standing"]) == rules.list_rules(kinds=["standing"])
+    assert plain.rules_for_replay(ids=[]) == []
