@@ -6,7 +6,7 @@ fifth of a 119 x 358 replay), and a reviewer replays the same trajectories again
 (the what-if loop, replaying a selection, a corpus, everything). The key is the run's corpus
 hash (a sha256 over every record and its corpus, ``snapshot.corpus_hash``) with the view
 options, so a changed record is a different entry: a hit is exactly what a fresh build would
-return. Only sets up to ``MAX_TRAJECTORIES`` are kept (one or two entries), so a 10^5 run
+return. Only sets up to ``MAX_TRAJECTORIES`` are kept (one entry), so a 10^5 run
 does not hold its index after it ends.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 MAX_TRAJECTORIES = 20_000
-MAX_ENTRIES = 2
+MAX_ENTRIES = 1  # the set being worked on; bounded memory in a long-running window
 
 T = TypeVar("T")
 _entries: OrderedDict[Hashable, object] = OrderedDict()
