@@ -149,7 +149,9 @@ def replay(
     results: list[RuleResult] = []
     done = 0
     step = _chunk_size(n_traj)
-    size = min(step, max(FIRST_CHUNK_RULES, FIRST_CHUNK_PAIRS // max(1, n_traj)))
+    # At most half the rules, so a run of more than a few rules always shows results before
+    # it ends (the window refreshes its tables per chunk).
+    size = min(step, max(FIRST_CHUNK_RULES, min(FIRST_CHUNK_PAIRS // max(1, n_traj), n_rules // 2)))
     lo = 0
     while lo < n_rules:
         if cancel is not None and cancel.is_set():
