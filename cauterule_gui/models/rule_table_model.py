@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
-from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
 from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
@@ -208,22 +208,23 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                                       descending=self._descending, offset=0, limit=self._page)
         self._total, self.unreviewed = page.total, page.unreviewed
         self.rule_total = page.rules if page.rules >= 0 else page.total
-        self._append(list(page.rows), first=True)
+        self._append(page, first=True)
+
+    def _page_at(self, offset: int) -> RulePage | None:
+        if self._repo is None:
+            return None
+        return self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
+                                      descending=self._descending, offset=offset, limit=self._page)
 
     def _fetch(self, offset: int) -> list[WorkspaceRule]:
-        if self._repo is None:
-            return []
-        return self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
-                                      descending=self._descending, offset=offset, limit=self._page).rows
+        page = self._page_at(offset)
+        return [] if page is None else page.rows
 
-    def _append(self, heads: list[WorkspaceRule], first: bool = False) -> list[tuple[WorkspaceRule, bool]]:
-        """Take in a page of group rows: read their members, lay out the expanded ones."""
+    def _append(self, page: RulePage, first: bool = False) -> list[tuple[WorkspaceRule, bool]]:
+        """Take in a page of group rows with their members (one query); lay out the expanded ones."""
+        heads = list(page.rows)
         self._heads.extend(heads)
-        keys = [h.group_key for h in heads if h.group_size > 1 and h.group_key]
-        if keys and self._repo is not None:
-            self._members.update(self._repo.group_members(
-                self._scope, self._filter, keys, self._reviewer, order_by=self._order_by,
-                descending=self._descending))
+        self._members.update(page.members)
         laid: list[tuple[WorkspaceRule, bool]] = []
         for head in heads:
             laid.append((head, False))
@@ -240,11 +241,11 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
         if parent.isValid():
             return
-        heads = self._fetch(len(self._heads))
-        if not heads:
+        page = self._page_at(len(self._heads))
+        if page is None or not page.rows:
             self._total = len(self._heads)  # the store shrank under us: stop asking for more
             return
-        laid = self._append(heads)
+        laid = self._append(page)
         self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(laid) - 1)
         self._rows.extend(r for r, _c in laid)
         self._child.extend(c for _r, c in laid)

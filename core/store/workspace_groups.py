@@ -4,9 +4,9 @@ Rules whose replayed version has the same trigger and directive (``rule_version.
 see ``core.store.duplicate_key``) share a row. Grouping happens after the filter and
 inside the paging, in SQL: the filtered rows are partitioned by key, each group is
 represented by its first member in the table's order (so a group sorts where its best
-member would), and the count and the page are taken over those representatives. A rule
-with no duplicate is a group of one. ``group_members`` reads the members of given groups
-in the same order, for the rows that expand.
+member would), and the count and the page are taken over those representatives; the page's
+groups come with all their members in the same query (one evaluation). A rule with no
+duplicate is a group of one. ``members_sql`` reads the members of given groups.
 """
 
 from __future__ import annotations
@@ -46,22 +46,32 @@ def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | No
     """
 
 
-def count_sql(cte: str) -> str:
-    """Groups, rules and unreviewed rules of the filtered set."""
-    return (f"{cte} SELECT count(DISTINCT g_key), count(*), "
-            "coalesce(sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END), 0) FROM f")
-
-
 def page_sql(cte: str, direction: str) -> str:
-    """One page of group rows (LIMIT :limit OFFSET :offset), each its first member in order."""
+    """One page of groups (LIMIT :limit OFFSET :offset) with all their rows, in one pass.
+
+    Each row carries its group's size, unreviewed count and rank (1: the group's row, its
+    first member in the table's order), the group's position on the page (``h_pos``) and,
+    computed before the page is cut, the number of groups (``h_total``) and of rules and
+    unreviewed rules (``all_rules``, ``all_unreviewed``) in the filtered set. Rows come
+    ordered by group, then rank: a page and its members cost one evaluation of the query.
+    """
     return f"""{cte},
         g AS (
             SELECT f.*, count(*) OVER (PARTITION BY g_key) AS g_size,
                    sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER (PARTITION BY g_key) AS g_unreviewed,
-                   ROW_NUMBER() OVER (PARTITION BY g_key ORDER BY g_sort {direction}, rule_id ASC) AS g_rank
+                   ROW_NUMBER() OVER (PARTITION BY g_key ORDER BY g_sort {direction}, rule_id ASC) AS g_rank,
+                   count(*) OVER () AS all_rules,
+                   sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
             FROM f
+        ),
+        heads AS (
+            SELECT g_key AS h_key, ROW_NUMBER() OVER (ORDER BY g_sort {direction}, rule_id ASC) AS h_pos,
+                   count(*) OVER () AS h_total
+            FROM g WHERE g_rank = 1
+            ORDER BY g_sort {direction}, rule_id ASC LIMIT :limit OFFSET :offset
         )
-        SELECT * FROM g WHERE g_rank = 1 ORDER BY g_sort {direction}, rule_id ASC LIMIT :limit OFFSET :offset
+        SELECT g.*, heads.h_pos, heads.h_total FROM g JOIN heads ON heads.h_key = g.g_key
+        ORDER BY heads.h_pos, g.g_rank
     """
 
 

@@ -87,14 +87,26 @@ class WorkspaceRepository:
         each row is its group's first member in this order, with ``group_size``."""
         expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
-        params: dict[str, Any] = {}
+        params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
         cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
         with self._store.read_session() as session:
-            total, rules, unreviewed = session.execute(text(groups.count_sql(cte)), params).one()
-            page_params = dict(params, limit=int(limit), offset=int(offset))
-            rows = [workspace_rule(r) for r in
-                    session.execute(text(groups.page_sql(cte, direction)), page_params).mappings().all()]
-        return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows, int(rules))
+            found = session.execute(text(groups.page_sql(cte, direction)), params).mappings().all()
+        heads: list[WorkspaceRule] = []
+        members: dict[str, list[WorkspaceRule]] = {}
+        for r in found:
+            row = workspace_rule(r)
+            if int(r["g_rank"]) == 1:
+                heads.append(row)
+            if row.group_size > 1:
+                members.setdefault(str(r["g_key"]), []).append(row)
+        first = found[0] if found else None
+        total = int(first["h_total"]) if first else 0
+        rules = int(first["all_rules"]) if first else 0
+        unreviewed = int(first["all_unreviewed"] or 0) if first else 0
+        if first is None and offset > 0:  # past the end: the counts need their own query
+            probe = self.page_groups(scope, flt, reviewer, order_by=order_by, descending=descending, limit=1)
+            total, rules, unreviewed = probe.total, probe.rules, probe.unreviewed
+        return RulePage(total, unreviewed if flt.status in (None, "unreviewed") else 0, heads, rules, members)
 
     def group_members(
         self, scope: WorkspaceScope, flt: WorkspaceFilter, keys: Sequence[str], reviewer: str | None = None, *,
