@@ -82,7 +82,7 @@ def load_inputs(
     store: Store, rule_ids: Sequence[int] | None = None, include_expected_rules: bool = True,
 ) -> ReplayInputs:
     kinds = None if include_expected_rules else ["standing", "candidate", "user"]
-    rule_infos = RuleRepository(store).list_rules(ids=rule_ids, kinds=kinds)
+    rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=kinds)
     trajectories = load_trajectories(store)
     corpus_of_pk = {t.key: t.corpus for t in trajectories}
     rules: list[ReplayRule] = []
@@ -154,6 +154,20 @@ def run_replay(
     ``derive_missed=False`` stores every missed row instead of deriving the score-0 ones
     (readers see the same rows either way; the tests compare the two).
     """
+    # One connection held for the whole run: with it open, each unit of work below reuses
+    # SQLite's warm state, and the last connection to close checkpoints the WAL (otherwise
+    # once per chunk).
+    with store.engine.connect():
+        return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
+                           cancel, on_results, scope, texts_progress, derive_missed)
+
+
+def _run_replay(
+    store: Store, profile: ReplayProfile, rule_ids: Sequence[int] | None, include_expected_rules: bool,
+    embedder: CachedEmbedder | None, semantic_note: str | None, progress: ProgressCallback | None,
+    cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
+    derive_missed: bool,
+) -> ReplayRunSummary:
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
@@ -172,13 +186,10 @@ def run_replay(
             on_results(results)
 
     try:
-        # Held open for the run: each chunk's save opens and closes a connection, and the
-        # last connection to close checkpoints the WAL (milliseconds per chunk otherwise).
-        with store.engine.connect():
-            output = replay(
-                inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-                on_results=save, keep_outcomes=False,
-            )
+        output = replay(
+            inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
+            on_results=save, keep_outcomes=False,
+        )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).
         repo.finish_run(run_id, "failed", 0, 0.0)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -131,6 +132,9 @@ class RuleTablePanel(QWidget):
 
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         model.modelReset.connect(self._update_labels)
+        # Duplicate groups: → / ← expand and collapse the current group; a double click toggles.
+        self.view.installEventFilter(self)
+        self.view.doubleClicked.connect(lambda index: self.toggle_group(index.row()))
 
     # -- repository and scope ----------------------------------------------------------
     def set_repository(self, repo: WorkspaceRepository | None) -> None:
@@ -201,6 +205,31 @@ class RuleTablePanel(QWidget):
         self.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.text_edit.selectAll()
 
+    # -- duplicate groups ----------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.view and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            row = self.view.currentIndex().row()
+            if event.key() == Qt.Key.Key_Right and self.model.is_group(row):
+                self.model.expand(row)
+                return True
+            if event.key() == Qt.Key.Key_Left and (self.model.is_expanded(row) or self.model.is_member(row)):
+                self.collapse_group(row)
+                return True
+        return super().eventFilter(watched, event)
+
+    def toggle_group(self, row: int) -> None:
+        if self.model.is_expanded(row):
+            self.collapse_group(row)
+        elif self.model.is_group(row):
+            self.model.expand(row)
+
+    def collapse_group(self, row: int) -> None:
+        """Collapse the group of ``row``; the selection moves to the group's row."""
+        head = self.model.group_row(row)
+        if self.model.collapse(head):
+            self.select_row(head)
+
     # -- selection ---------------------------------------------------------------------
     def current_rule(self) -> WorkspaceRule | None:
         index = self.view.currentIndex()
@@ -213,7 +242,7 @@ class RuleTablePanel(QWidget):
 
     def selected_rule_ids(self) -> list[int]:
         rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
-        ids = [r.rule_id for r in (self.model.rule(row) for row in rows) if r is not None]
+        ids = [r.rule_id for r in self.model.rules_of_rows(rows)]  # a collapsed group: all its rules
         current = self.current_rule_id()
         return ids or ([current] if current is not None else [])
 
@@ -283,7 +312,7 @@ class RuleTablePanel(QWidget):
         if self._repo is None:
             self.progress_label.setText("")
             return
-        total = self.model.total
+        total = self.model.rule_total  # rules, not rows: a group row stands for several
         self.progress_label.setText(f"{total - self.model.unreviewed:,} / {total:,} reviewed")
 
     # -- settings ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, text, update
+from sqlalchemy import Integer, cast, delete, func, insert, or_, text, update
 from sqlmodel import col, select
 
 from core.store.dto import CorpusInfo, TrajectoryDetail, TrajectorySummary
@@ -41,6 +41,9 @@ class TrajectoryFilter:
 class CorpusRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
+        # SQLite's LIKE already ignores ASCII case, exactly as its lower() folds it, so the
+        # text filter skips four lower() calls a row there; elsewhere ILIKE.
+        self._dialect = store.engine.dialect.name
 
     # -- corpora -----------------------------------------------------------------------
     def ensure_corpus(self, name: str, role: str, role_source: str) -> int:
@@ -173,7 +176,7 @@ class CorpusRepository:
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
         with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter(), session)
+            query = _apply_filter(query, flt or TrajectoryFilter(), self._dialect)
             return int(session.execute(query).scalar_one())
 
     def list_trajectories(
@@ -191,9 +194,23 @@ class CorpusRepository:
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
             ).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter(), session)
-            query = query.order_by(sort_column.desc() if descending else sort_column, col(TrajectoryRow.id))
-            rows = session.execute(query.offset(offset).limit(limit)).all()
+            flt = flt or TrajectoryFilter()
+            order = (sort_column.desc() if descending else sort_column, col(TrajectoryRow.id))
+            # The page's ids first, from narrow indexes, then those rows: a sort no index
+            # answers (success descending, ids ascending) or a text filter (which tests every
+            # row) then reads the covering index ix_trajectory_search, not the wide table rows
+            # with their records. With a text filter the ids are ordered by expressions no index
+            # answers (``_unindexed``): an ordered index would make SQLite walk the table rows
+            # in that order, testing each, to skip a sort of the (few) matches.
+            ids = _apply_filter(select(TrajectoryRow.id).join(CorpusRow), flt, self._dialect)
+            if flt.text:
+                key = _unindexed(columns.get(order_by, TrajectoryRow.id), order_by)
+                ids = ids.order_by(key.desc() if descending else key, cast(TrajectoryRow.id, Integer))
+            else:
+                ids = ids.order_by(*order)
+            ids = ids.offset(offset).limit(limit)
+            query = query.where(col(TrajectoryRow.id).in_(ids.scalar_subquery())).order_by(*order)
+            rows = session.execute(query).all()
             return [
                 TrajectorySummary(
                     id=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
@@ -232,10 +249,18 @@ class CorpusRepository:
             return sorted(str(r[0]) for r in rows)
 
 
-def _apply_filter(query: Any, flt: TrajectoryFilter, session: Any) -> Any:
+def _unindexed(column: Any, name: str) -> Any:
+    """The same order as ``column`` through an expression that no index provides."""
+    if name in ("id", "success"):
+        return cast(column, Integer)
+    return col(column).concat("")  # NULL || '' stays NULL: NULLs still sort first
+
+
+def _apply_filter(query: Any, flt: TrajectoryFilter, dialect: str = "sqlite") -> Any:
+    like_ignores_case = dialect == "sqlite"  # SQLite's LIKE ignores ASCII case; PostgreSQL has ILIKE
     if flt.pks is not None:
         # One JSON parameter instead of one per id: no SQLite variable limit on big corpora.
-        query = query.where(col(TrajectoryRow.id).in_(text(json_values_sql(session, "loop_pks", integer=True)).bindparams(
+        query = query.where(col(TrajectoryRow.id).in_(text(json_values_sql(dialect, "loop_pks", integer=True)).bindparams(
             loop_pks=json.dumps(list(flt.pks)))))
     if flt.corpus:
         query = query.where(CorpusRow.name == flt.corpus)
@@ -249,14 +274,9 @@ def _apply_filter(query: Any, flt: TrajectoryFilter, session: Any) -> Any:
         query = query.where(or_(col(TrajectoryRow.expected_rule).is_(None), col(TrajectoryRow.expected_rule) == ""))
     if flt.text:
         pattern = f"%{flt.text}%"
-        query = query.where(
-            or_(
-                col(TrajectoryRow.trajectory_id).ilike(pattern),
-                col(TrajectoryRow.task).ilike(pattern),
-                col(TrajectoryRow.failure_class).ilike(pattern),
-                col(TrajectoryRow.domain).ilike(pattern),
-            )
-        )
+        columns = (TrajectoryRow.trajectory_id, TrajectoryRow.task, TrajectoryRow.failure_class, TrajectoryRow.domain)
+        query = query.where(or_(*(col(c).like(pattern) if like_ignores_case else col(c).ilike(pattern)
+                                  for c in columns)))
     return query
 
 

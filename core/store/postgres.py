@@ -133,9 +133,10 @@ def json_values_sql(session: Any, param: str, integer: bool = False) -> str:
     """A subquery of the values in the JSON array bound to ``:param`` (one parameter for many values).
 
     SQLite: ``json_each``; PostgreSQL: ``json_array_elements_text`` (cast to integer for ids).
-    ``session`` is the Session or Connection the query runs on (its dialect decides).
+    ``session`` is the Session or Connection the query runs on, or its dialect's name.
     """
-    if session.get_bind().dialect.name != "postgresql":
+    dialect = session if isinstance(session, str) else session.get_bind().dialect.name
+    if dialect != "postgresql":
         return f"SELECT value FROM json_each(:{param})"
     value = "CAST(value AS INTEGER)" if integer else "value"
     return f"SELECT {value} FROM json_array_elements_text(CAST(:{param} AS JSON)) AS value"

@@ -10,6 +10,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from core.store.dto import RuleInfo, RuleVersionInfo
+from core.store.duplicate_key import duplicate_key_hash
 from core.store.engine import Store
 from core.store.row_versions import bump_rule, rule_version
 from core.store.tables import CorpusRow, RuleRow, RuleVersionRow, TrajectoryRow
@@ -172,7 +173,7 @@ def _add_version(session: object, rule_id: int, text: RuleText, author: str, not
         rule_id=rule_id, version=(latest.version + 1) if latest else 1, trigger=text.trigger,
         context_json=json.dumps(list(text.context), ensure_ascii=False), signature=text.signature,
         directive=text.directive, because=text.because, confidence=text.confidence, author=author,
-        note=note, created_at=utc_now(),
+        note=note, created_at=utc_now(), dup_key=duplicate_key_hash(text.trigger, text.directive),
     )
     session.add(row)  # type: ignore[attr-defined]
     session.flush()  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import text
 
+from core.store import workspace_groups as groups
 from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
@@ -76,6 +77,54 @@ class WorkspaceRepository:
             total, unreviewed = session.execute(text(count_sql), count_params).one()
             rows = [workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
         return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
+
+    def page_groups(
+        self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
+        order_by: str = "rule", descending: bool = False, offset: int = 0, limit: int = 200,
+    ) -> RulePage:
+        """Like ``page``, with duplicates (same trigger and directive) as one row per group
+        (``workspace_groups``): ``total`` counts groups, ``rules`` the rules behind them, and
+        each row is its group's first member in this order, with ``group_size``."""
+        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+        direction = "DESC" if descending else "ASC"
+        params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        with self._store.read_session() as session:
+            found = session.execute(text(groups.page_sql(cte, direction)), params).mappings().all()
+        heads: list[WorkspaceRule] = []
+        members: dict[str, list[WorkspaceRule]] = {}
+        for r in found:
+            row = workspace_rule(r)
+            if int(r["g_rank"]) == 1:
+                heads.append(row)
+            if row.group_size > 1:
+                members.setdefault(str(r["g_key"]), []).append(row)
+        first = found[0] if found else None
+        total = int(first["h_total"]) if first else 0
+        rules = int(first["all_rules"]) if first else 0
+        unreviewed = int(first["all_unreviewed"] or 0) if first else 0
+        if first is None and offset > 0:  # past the end: the counts need their own query
+            probe = self.page_groups(scope, flt, reviewer, order_by=order_by, descending=descending, limit=1)
+            total, rules, unreviewed = probe.total, probe.rules, probe.unreviewed
+        return RulePage(total, unreviewed if flt.status in (None, "unreviewed") else 0, heads, rules, members)
+
+    def group_members(
+        self, scope: WorkspaceScope, flt: WorkspaceFilter, keys: Sequence[str], reviewer: str | None = None, *,
+        order_by: str = "rule", descending: bool = False,
+    ) -> dict[str, list[WorkspaceRule]]:
+        """group key -> its filtered rules, in the table's order (the group's row is the first)."""
+        if not keys:
+            return {}
+        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+        direction = "DESC" if descending else "ASC"
+        params: dict[str, Any] = {}
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        sql = groups.members_sql(cte, list(dict.fromkeys(keys)), params, direction)
+        found: dict[str, list[WorkspaceRule]] = {}
+        with self._store.read_session() as session:
+            for r in session.execute(text(sql), params).mappings().all():
+                found.setdefault(str(r["g_key"]), []).append(workspace_rule(r))
+        return found
 
     def count_rules(self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None) -> int:
         sql, params = self._query(scope, flt, reviewer, "count(*)")

@@ -153,9 +153,9 @@ def test_replaying_the_selection_shows_progress_and_a_second_run(qtbot: Any, rev
     assert window.history.model.index(0, 8).data().startswith("gui: selection (2 rules)")
     # Choosing the new run in the history shows only its two rules.
     window.history.run_activated.emit(window.replay.last_done.run_id)
-    assert window.rule_model.total == 2 and "run #2" in rules.scope_label.text()
+    assert window.rule_model.rule_total == 2 and "run #2" in rules.scope_label.text()
     rules.latest_button.click()
-    assert window.rule_model.total == 31
+    assert window.rule_model.rule_total == 31
 
 
 def test_what_if_saves_a_version_replays_it_and_lists_moves(qtbot: Any, review_window: MainWindow) -> None:

@@ -1,7 +1,7 @@
 """Team stores: a row version on each rule (optimistic concurrency between reviewers).
 
 Revision ID: 0003_team
-Revises: 0001_baseline
+Revises: 0002_scale
 
 ``rule.row_version`` counts the changes to a rule's state: each decision on it (approve,
 reject, defer, undo) and each new version of its text. A screen remembers the version it
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003_team"
-down_revision = "0001_baseline"
+down_revision = "0002_scale"
 branch_labels = None
 depends_on = None
 
