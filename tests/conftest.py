@@ -158,6 +158,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServ
         try:
             cluster = start_cluster(root)
         except ClusterUnavailable as error:
+            shutil.rmtree(root, ignore_errors=True)
             _pg_unavailable(str(error))
         url = cluster.url()
     server = PostgresServer(url, cluster)
