@@ -28,6 +28,7 @@ from cauterule_gui.jobs.replay_job import (
     start_model_load,
     start_replay,
 )
+from cauterule_gui.jobs.replay_process import share
 from cauterule_gui.panels.import_dialogs import JobProgressWidget, eta_text
 from cauterule_gui.services import StoreServices
 
@@ -50,6 +51,7 @@ class ReplayController(QObject):
         self._services = services
         self._settings = settings
         self.process = process
+        share(process)  # panels' embeddings use the same warm child (and its preloaded model)
         self._model_loaded = False
         self._progress = progress
         self._parent = dialog_parent

@@ -17,6 +17,7 @@ import atexit
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -164,6 +165,11 @@ class ReplayProcess:
         self._busy: set[ReplayWorker] = set()
         self._lock = threading.Lock()
         self._stopped = False
+        _ALL.add(self)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
 
     def start(self) -> None:
         """Start a child now (importing takes a second or two), not at the first job."""
@@ -219,14 +225,29 @@ class ReplayProcess:
 
 _SHARED: ReplayProcess | None = None
 _SHARED_LOCK = threading.Lock()
+_ALL: weakref.WeakSet[ReplayProcess] = weakref.WeakSet()
 
 
 def shared_process() -> ReplayProcess:
-    """The process-wide children that serve embeddings to panels (promotion similarity,
-    label feedback, the dashboard's semantic comparators); stopped when Python exits."""
+    """The children that serve embeddings to panels (promotion similarity, label feedback,
+    the dashboard's semantic comparators): the window's own (``share``), so the model it
+    preloads at start-up serves them too, else one made here."""
     global _SHARED
     with _SHARED_LOCK:
-        if _SHARED is None:
+        if _SHARED is None or _SHARED.stopped:
             _SHARED = ReplayProcess()
-            atexit.register(_SHARED.stop)
         return _SHARED
+
+
+def share(process: ReplayProcess) -> None:
+    """Make ``process`` the one ``shared_process`` returns (the window's, at start-up)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        _SHARED = process
+
+
+@atexit.register
+def _stop_all() -> None:
+    """No child outlives this process (a child also quits when its stdin closes)."""
+    for process in list(_ALL):
+        process.stop()
