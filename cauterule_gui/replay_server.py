@@ -10,9 +10,11 @@ cauterule_gui.replay_server`` and talk to it in the typed messages of
 The child writes replay results (and embedding-cache rows) to the store itself, each chunk
 one short transaction, and keeps the loaded model between requests.
 
-Cancel is SIGTERM: the handler sets the cancel flag the running request checks (between
-chunks, between model batches), the run is closed as ``cancelled`` and reported, and the
-process exits; SIGTERM while idle exits at once. No Qt here.
+Cancel is SIGTERM. Once a replay has opened its run, the handler only sets the cancel flag
+the run checks (between chunks, between model batches): the run is closed as ``cancelled``
+and reported, then the process exits. Otherwise (idle, loading the model, embedding, or a
+replay before its run exists) there is nothing to close and the process exits at once.
+No Qt here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from core.replay.messages import (
@@ -108,7 +111,8 @@ class _Model:
         self._stores.clear()
 
 
-def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out) -> None:
+def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out,
+            opening_run: Callable[[], None]) -> None:
     from core.replay.profiles import profile_by_name
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
@@ -141,6 +145,7 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
             state = "on" if embedder is not None else ("unavailable" if profile.semantic else "off")
             out.send(Started(new_run, profile.name, state))
 
+        opening_run()  # from here a SIGTERM must close the run as cancelled, not cut it off
         summary = run_replay(
             store, profile, rule_ids=request.rule_ids, include_expected_rules=True, embedder=embedder,
             semantic_note=why, progress=reporter("pairs"), cancel=cancel,
@@ -169,25 +174,24 @@ class _Server:
     def __init__(self, out: _Out) -> None:
         self.out = out
         self.cancel = threading.Event()
-        self.busy = False
+        self.replaying = False  # a run is open: it must be closed as cancelled, not cut off
         self.model = _Model(out)
 
     def on_sigterm(self, _signum: int, _frame: Any) -> None:
-        self.cancel.set()  # the running request stops at its next check and reports
-        if not self.busy:
-            raise SystemExit(0)  # idle, blocked reading stdin: quit now
+        self.cancel.set()  # a replay stops at its next check, closes its run and reports
+        if not self.replaying:
+            raise SystemExit(0)  # idle, loading the model or embedding: nothing to close, quit now
+
+    def _opening_run(self) -> None:
+        self.replaying = True
 
     def serve(self, stdin: BinaryIO) -> None:
         try:
             for line in stdin:
                 if not line.strip():
                     continue
-                self.busy = True
-                try:
-                    if not self._handle(line):
-                        return
-                finally:
-                    self.busy = False
+                if not self._handle(line):
+                    return
                 if self.cancel.is_set():
                     return  # terminated: the request has reported; now exit
         finally:
@@ -200,7 +204,10 @@ class _Server:
             if isinstance(request, Quit):
                 return False
             if isinstance(request, RunReplay):
-                _replay(request, self.cancel, self.model, self.out)
+                try:
+                    _replay(request, self.cancel, self.model, self.out, self._opening_run)
+                finally:
+                    self.replaying = False
             elif isinstance(request, LoadModel):
                 self.out.send(self.model.load())
             elif isinstance(request, Embed):

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 
 from core.replay.messages import (
@@ -88,7 +88,7 @@ class ReplayWorker:
             raise self._ended()
         return decode(line)  # type: ignore[return-value]
 
-    def replies(self, request: Request, cancel: CancelEvent | None = None) -> Iterator[Reply]:
+    def replies(self, request: Request, cancel: CancelEvent | None = None) -> Generator[Reply, None, None]:
         """Send ``request``; yield its replies, ending with the one that answers it. A
         ``Failed`` reply raises ``ReplayProcessError``; setting ``cancel`` terminates the child."""
         stop_on_cancel = cancel.call_on_set(self.terminate) if cancel is not None else (lambda: None)
