@@ -10,9 +10,9 @@ cauterule_gui.replay_server`` and talk to it in the typed messages of
 The child writes replay results (and embedding-cache rows) to the store itself, each chunk
 one short transaction, and keeps the loaded model between requests.
 
-Cancel is SIGTERM. Once a replay has opened its run, the handler only sets the cancel flag
-the run checks (between chunks, between model batches): the run is closed as ``cancelled``
-and reported, then the process exits. Otherwise (idle, loading the model, embedding, or a
+Cancel is SIGTERM. Once a replay has opened its run, the handler sets the cancel flag the
+run checks between chunks (and, while texts are embedded, also interrupts the model batch):
+the run is closed as ``cancelled`` and reported, then the process exits. Otherwise (idle, loading the model, embedding, or a
 replay before its run exists) there is nothing to close and the process exits at once.
 No Qt here.
 """
@@ -23,7 +23,6 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from core.replay.messages import (
@@ -111,8 +110,15 @@ class _Model:
         self._stores.clear()
 
 
-def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out,
-            opening_run: Callable[[], None]) -> None:
+class _RunState:
+    """What a SIGTERM must respect: an open run is closed as cancelled, never cut off."""
+
+    def __init__(self) -> None:
+        self.open = False
+        self.embedding = False  # between the first and the last texts progress of the run
+
+
+def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out, run: _RunState) -> None:
     from core.replay.profiles import profile_by_name
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
@@ -135,6 +141,8 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
         def reporter(unit: str) -> Any:
             # Every callback is sent: the window's job runner throttles progress (in one place).
             def progress(done: int, total: int) -> None:
+                if unit == "texts":
+                    run.embedding = done < total
                 out.send(Progress(PHASES[unit], int(done), int(total), unit))
             return progress
 
@@ -145,7 +153,7 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
             state = "on" if embedder is not None else ("unavailable" if profile.semantic else "off")
             out.send(Started(new_run, profile.name, state))
 
-        opening_run()  # from here a SIGTERM must close the run as cancelled, not cut it off
+        run.open = True  # from here a SIGTERM must close the run as cancelled, not cut it off
         summary = run_replay(
             store, profile, rule_ids=request.rule_ids, include_expected_rules=True, embedder=embedder,
             semantic_note=why, progress=reporter("pairs"), cancel=cancel,
@@ -174,16 +182,19 @@ class _Server:
     def __init__(self, out: _Out) -> None:
         self.out = out
         self.cancel = threading.Event()
-        self.replaying = False  # a run is open: it must be closed as cancelled, not cut off
+        self.run = _RunState()
         self.model = _Model(out)
 
     def on_sigterm(self, _signum: int, _frame: Any) -> None:
         self.cancel.set()  # a replay stops at its next check, closes its run and reports
-        if not self.replaying:
+        if not self.run.open:
             raise SystemExit(0)  # idle, loading the model or embedding: nothing to close, quit now
+        if self.run.embedding:
+            # A model batch of long texts can take seconds on a busy machine: stop it now. The
+            # engine takes an embedder's exception with the cancel flag set as a cancel.
+            from core.embeddings import EmbeddingCancelled
 
-    def _opening_run(self) -> None:
-        self.replaying = True
+            raise EmbeddingCancelled("cancelled while embedding")
 
     def serve(self, stdin: BinaryIO) -> None:
         try:
@@ -205,9 +216,9 @@ class _Server:
                 return False
             if isinstance(request, RunReplay):
                 try:
-                    _replay(request, self.cancel, self.model, self.out, self._opening_run)
+                    _replay(request, self.cancel, self.model, self.out, self.run)
                 finally:
-                    self.replaying = False
+                    self.run = _RunState()
             elif isinstance(request, LoadModel):
                 self.out.send(self.model.load())
             elif isinstance(request, Embed):
