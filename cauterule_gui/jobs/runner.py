@@ -93,7 +93,7 @@ class JobContext:
         self.cancel_event = cancel_event
         self._interval = interval
         self._last = 0.0
-        self._last_message: str | None = None
+        self._last_count = (0, -1)  # (done, total) last delivered
 
     @property
     def cancelled(self) -> bool:
@@ -105,12 +105,14 @@ class JobContext:
 
     def progress(self, done: int, total: int, message: str = "") -> None:
         """Report progress; calls closer than the throttle interval are dropped, except the last
-        one and the first with a new ``message`` (a new phase, e.g. texts then pairs)."""
+        one and the first of a new count (the total changed or the count went back: a new
+        phase, e.g. replay's texts embedded, then pairs scored)."""
         now = time.monotonic()
-        if (now - self._last < self._interval and not (total and done >= total)
-                and message == self._last_message):
+        last_done, last_total = self._last_count
+        new_count = total != last_total or done < last_done
+        if now - self._last < self._interval and not (total and done >= total) and not new_count:
             return
-        self._last, self._last_message = now, message
+        self._last, self._last_count = now, (done, total)
         self._bridge.progress.emit(int(done), int(total), str(message))
 
     def post(self, message: object) -> None:

@@ -189,3 +189,18 @@ def test_progress_keeps_every_phase_change_and_the_last_update(qtbot: Any, runne
     units = [u for _d, _t, u in seen]
     assert units.index("pairs") > 0 and seen[units.index("pairs")][0] == 0  # the new phase's first update
     assert seen[-1] == (900, 900, "pairs") and len(seen) < 100  # throttled, last one kept
+
+
+def test_a_new_message_alone_does_not_bypass_the_throttle(qtbot: Any, runner: JobRunner) -> None:
+    from cauterule_gui.jobs import JobContext
+
+    def job(ctx: JobContext) -> None:  # an import names each file it reads
+        for done in range(2001):
+            ctx.progress(done, 2000, f"file{done}.jsonl")
+
+    handle = runner.submit(job, name="files")
+    seen: list[int] = []
+    handle.progress.connect(lambda d, _t, _m: seen.append(d))
+    with qtbot.waitSignal(handle.finished, timeout=10_000):
+        pass
+    assert seen[0] == 0 and seen[-1] == 2000 and len(seen) < 100
