@@ -161,14 +161,14 @@ def run_replay(
     # once per chunk).
     with store.engine.connect():
         return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
-                           cancel, on_results, scope, texts_progress, derive_missed)
+                           cancel, on_results, scope, texts_progress, derive_missed, on_started)
 
 
 def _run_replay(
     store: Store, profile: ReplayProfile, rule_ids: Sequence[int] | None, include_expected_rules: bool,
     embedder: CachedEmbedder | None, semantic_note: str | None, progress: ProgressCallback | None,
     cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
-    derive_missed: bool,
+    derive_missed: bool, on_started: Callable[[int], None] | None,
 ) -> ReplayRunSummary:
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
@@ -182,6 +182,7 @@ def _run_replay(
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
     if on_started is not None:  # the run id, before any progress (the window's replay process sends it)
         on_started(run_id)
+
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.
         repo.save_results(run_id, results, inputs.version_by_key,
