@@ -142,6 +142,7 @@ def run_replay(
     scope: str | None = None,
     texts_progress: ProgressCallback | None = None,
     derive_missed: bool = True,
+    on_started: Callable[[int], None] | None = None,
 ) -> ReplayRunSummary:
     """Replay rules from the store against all its trajectories and keep the run.
 
@@ -152,21 +153,22 @@ def run_replay(
     summary's results carry buckets and rates but no pair outcomes: those are in the store
     (``ReplayRepository.outcomes``), and holding a whole run's in memory does not scale.
     ``derive_missed=False`` stores every missed row instead of deriving the score-0 ones
-    (readers see the same rows either way; the tests compare the two).
+    (readers see the same rows either way; the tests compare the two). ``on_started(run_id)``
+    is called once the run row exists, before any progress.
     """
     # One connection held for the whole run: with it open, each unit of work below reuses
     # SQLite's warm state, and the last connection to close checkpoints the WAL (otherwise
     # once per chunk).
     with store.engine.connect():
         return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
-                           cancel, on_results, scope, texts_progress, derive_missed)
+                           cancel, on_results, scope, texts_progress, derive_missed, on_started)
 
 
 def _run_replay(
     store: Store, profile: ReplayProfile, rule_ids: Sequence[int] | None, include_expected_rules: bool,
     embedder: CachedEmbedder | None, semantic_note: str | None, progress: ProgressCallback | None,
     cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
-    derive_missed: bool,
+    derive_missed: bool, on_started: Callable[[int], None] | None,
 ) -> ReplayRunSummary:
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
@@ -178,6 +180,9 @@ def _run_replay(
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
     max_pk = max((t.key for t in inputs.trajectories), default=0)
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
+    if on_started is not None:  # the run id, before any progress (the window's replay process sends it)
+        on_started(run_id)
+
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.
         repo.save_results(run_id, results, inputs.version_by_key,

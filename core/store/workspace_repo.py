@@ -170,14 +170,6 @@ class WorkspaceRepository:
         with self._store.read_session() as session:
             return session.execute(text("SELECT 1 FROM replay_result LIMIT 1")).first() is not None
 
-    def run_id_for_scope(self, scope_label: str) -> int | None:
-        """The newest run started with this scope label (the window labels its runs uniquely)."""
-        with self._store.read_session() as session:
-            row = session.execute(
-                text("SELECT id FROM replay_run WHERE scope = :s ORDER BY id DESC LIMIT 1"), {"s": scope_label}
-            ).first()
-            return int(row[0]) if row else None
-
     # -- one result and its evidence ---------------------------------------------------
     def result(self, result_id: int) -> StoredResult | None:
         with self._store.read_session() as session:
