@@ -30,7 +30,7 @@ from core.domain.agreement import (
     SessionInfo,
     answers_for,
 )
-from core.domain.errors import AlreadyCommitted, NotYetCommitted, UnknownSession
+from core.domain.errors import AlreadyCommitted, NotAssigned, NotYetCommitted, UnknownSession
 from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
@@ -216,6 +216,10 @@ class AgreementRepository:
             item = session.get(AgreementItemRow, item_id)
             if item is None:
                 raise LookupError(f"no agreement item #{item_id}")
+            if origin == "local" and _is_assigned(session, item.session_id) and session.execute(sql(
+                    "SELECT count(*) FROM agreement_assignment WHERE session_id = :s AND ordinal = :o AND reviewer = :r"),
+                    {"s": item.session_id, "o": item.ordinal, "r": reviewer}).scalar_one() == 0:
+                raise NotAssigned(f"item {item.ordinal} of session #{item.session_id} is not assigned to {reviewer}")
             if answer not in answers_for(item.kind):
                 raise ValueError(f"{answer!r} is not an answer for a {item.kind} item; choose from {answers_for(item.kind)}")
             if item.scope_replay is None and scope is not None:

@@ -11,6 +11,7 @@ from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 from core.agreement.assignments import assign, assigned_items, deal, team_status
 from core.agreement.session import commit_judgement, create_session, next_item, progress
 from core.cli import main
+from core.domain.errors import NotAssigned
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 
@@ -59,6 +60,15 @@ def test_a_reviewer_is_offered_only_their_assigned_items(labels_store: Store) ->
     assert next_item(labels_store, session.id, "dan") is None  # not on the team: nothing to judge
 
 
+def test_an_item_assigned_to_someone_else_cannot_be_judged(labels_store: Store) -> None:
+    session = create_session(labels_store, small_run(labels_store), "lea", size=11, seed=3)
+    plan = assign(labels_store, session.id, ["ana", "bo"], per_item=1, assigned_by="lea")
+    theirs = next(i for i in AgreementRepository(labels_store).items_with_answers(session.id)
+                  if i.ordinal in plan.items["bo"])
+    with pytest.raises(NotAssigned, match=f"item {theirs.ordinal} of session #{session.id} is not assigned to ana"):
+        commit_judgement(labels_store, theirs.id, "ana", theirs.replay_answer)
+
+
 def test_an_unassigned_session_offers_every_item(labels_store: Store) -> None:
     session = create_session(labels_store, small_run(labels_store), "lea", size=11, seed=3)
     assert len(_judge_all(labels_store, session.id, "ana")) == 11
@@ -88,13 +98,14 @@ def test_kappa_and_alpha_follow_the_committed_judgements(labels_store: Store) ->
     assert mixed.pairs[0].kappa.value is not None and mixed.pairs[0].kappa.value < 1.0
 
 
-def test_judgements_of_reviewers_not_assigned_the_item_are_left_out(labels_store: Store) -> None:
+def test_judgements_from_before_a_reassignment_are_left_out(labels_store: Store) -> None:
     session = create_session(labels_store, small_run(labels_store), "lea", size=11, seed=3)
-    assign(labels_store, session.id, ["ana", "bo"], per_item=1, assigned_by="lea")
-    _judge_all(labels_store, session.id, "ana")
+    _judge_all(labels_store, session.id, "ana")  # judged everything before any assignment
     _judge_all(labels_store, session.id, "bo")
+    assert team_status(labels_store, session.id).multi_judged == 11
+    assign(labels_store, session.id, ["ana", "bo"], per_item=1, assigned_by="lea")
     status = team_status(labels_store, session.id)
-    assert status.multi_judged == 0 and status.alpha.value is None  # one reviewer per item: no overlap
+    assert status.multi_judged == 0 and status.alpha.value is None  # one reviewer per item now: no overlap
 
 
 def test_cli_assigns_and_reports_team_status(labels_store: Store, store_location: object,
