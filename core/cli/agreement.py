@@ -2,6 +2,8 @@
 
 * ``agreement --store DB [--session S] [--reviewer R] [--gate G] [--json]``: the same numbers as
   ``core.agreement.session_result`` (the results screen), for one session or every session.
+* ``agreement assign SESSION --reviewers a,b,c --per-item 2`` / ``agreement team-status SESSION``:
+  assign a blind session's items to a team, follow its progress and inter-rater kappa / alpha.
 * ``labels-export --store DB --corpus NAME --out DIR [--reviewer R]``: corpus JSONL with the
   labels written into ``expected_rule``.
 * ``team-export --store DB --reviewer R --out FILE`` / ``team-import --store DB FILE --as NAME``:
@@ -157,6 +159,76 @@ def cmd_team_import(args: argparse.Namespace, store: Store) -> int:
     return EXIT_ERROR if report.conflicts else EXIT_OK
 
 
+def cmd_assign(args: argparse.Namespace, store: Store) -> int:
+    import sqlalchemy.exc
+
+    from core.agreement.assignments import assign
+    from core.domain.errors import UnknownSession
+
+    try:
+        import getpass
+
+        plan = assign(store, args.session, args.reviewers.split(","), args.per_item, args.by or getpass.getuser(),
+                      args.seed)
+    except (UnknownSession, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except sqlalchemy.exc.ProgrammingError as error:  # the team store's row-level security: leads only
+        print(f"error: only a lead may assign items on this team store "
+              f"(the server said: {str(error.orig).splitlines()[0]})", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"session {plan.session_id}: {plan.per_item} reviewers per item, seed {plan.seed}")
+    for reviewer, ordinals in sorted(plan.items.items()):
+        print(f"  {reviewer}: {len(ordinals)} items ({', '.join(map(str, ordinals))})")
+    return EXIT_OK
+
+
+def _figure(value: float | None, note: str | None) -> str:
+    return f"{value:.3f}" if value is not None else f"n/a ({note})"
+
+
+def cmd_team_status(args: argparse.Namespace, store: Store) -> int:
+    from core.agreement.assignments import team_status
+    from core.domain.errors import UnknownSession
+
+    try:
+        status = team_status(store, args.session)
+    except UnknownSession as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        _print_json(status.to_dict())
+        return EXIT_OK
+    share = "not assigned (every reviewer judges every item)" if status.per_item is None else \
+        f"{status.per_item} reviewers per item"
+    print(f"session {status.session_id}: {status.items} items, {share}")
+    for p in status.progress:
+        print(f"  {p.reviewer}: {p.judged}/{p.assigned if p.assigned is not None else status.items} judged")
+    print(f"  items judged by two or more reviewers: {status.multi_judged}")
+    for pair in status.pairs:
+        print(f"  Cohen's kappa {pair.a} / {pair.b}: {_figure(pair.kappa.value, pair.kappa.note)} (n={pair.kappa.n})")
+    print(f"  Krippendorff's alpha: {_figure(status.alpha.value, status.alpha.note)} ({status.alpha.units} items)")
+    return EXIT_OK
+
+
+def _register_team_agreement(parser: argparse.ArgumentParser) -> None:
+    """``agreement assign`` / ``agreement team-status`` (the plain ``agreement`` keeps its options)."""
+    sub = parser.add_subparsers(dest="agreement_action", required=False, metavar="{assign,team-status}")
+    p = sub.add_parser("assign", help="assign a blind session's items to reviewers (a lead's task)")
+    p.add_argument("session", help="session id or uid")
+    p.add_argument("--reviewers", required=True, help="comma-separated reviewer names (their logins on a team store)")
+    p.add_argument("--per-item", type=int, default=2, help="reviewers per item (default 2)")
+    p.add_argument("--by", default=None, help="who assigns (default: the current user)")
+    p.add_argument("--seed", type=int, default=None, help="default: the session's seed")
+    _add_store(p)
+    p.set_defaults(func=cmd_assign)
+    p = sub.add_parser("team-status", help="progress per reviewer and live inter-rater kappa / alpha of a session")
+    p.add_argument("session", help="session id or uid")
+    p.add_argument("--json", action="store_true")
+    _add_store(p)
+    p.set_defaults(func=cmd_team_status)
+
+
 def register(subparsers: Any) -> None:
     """Add the label and agreement commands to ``core.cli``'s subparsers."""
     p = subparsers.add_parser("agreement", help="human-vs-replay agreement results (blind sessions, the gate)")
@@ -166,6 +238,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--gate", type=float, default=None, help="gate threshold (default: the session's, 0.80)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_agreement)
+    _register_team_agreement(p)
 
     p = subparsers.add_parser("labels-export", help="write a corpus's JSONL with labels as expected_rule")
     _add_store(p)

@@ -44,6 +44,10 @@ class AlreadyCommitted(DomainError, ValueError):
     """This reviewer already committed a judgement on the item; judgements are final."""
 
 
+class NotAssigned(DomainError, PermissionError):
+    """The session's items are assigned, and this item is not the reviewer's to judge."""
+
+
 class NotYetCommitted(DomainError, PermissionError):
     """Replay's answer is revealed only after the reviewer commits a judgement."""
 

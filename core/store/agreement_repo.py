@@ -30,11 +30,16 @@ from core.domain.agreement import (
     SessionInfo,
     answers_for,
 )
-from core.domain.errors import AlreadyCommitted, NotYetCommitted, UnknownSession
+from core.domain.errors import AlreadyCommitted, NotAssigned, NotYetCommitted, UnknownSession
 from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
-from core.store.tables_labels import AgreementItemRow, AgreementJudgementRow, AgreementSessionRow
+from core.store.tables_labels import (
+    AgreementAssignmentRow,
+    AgreementItemRow,
+    AgreementJudgementRow,
+    AgreementSessionRow,
+)
 from core.timeutil import utc_now
 
 
@@ -162,7 +167,7 @@ class AgreementRepository:
     def next_item(self, session_id: int, reviewer: str) -> BlindItem | None:
         """The first item (by ordinal) this reviewer has not judged; None when they are done."""
         with self._store.read_session() as session:
-            row = session.exec(
+            query = (
                 select(AgreementItemRow)
                 .where(AgreementItemRow.session_id == session_id)
                 .where(
@@ -170,8 +175,12 @@ class AgreementRepository:
                         select(AgreementJudgementRow.item_id).where(AgreementJudgementRow.reviewer == reviewer)
                     )
                 )
-                .order_by(col(AgreementItemRow.ordinal))
-            ).first()
+            )
+            if _is_assigned(session, session_id):  # a lead assigned the items: only this reviewer's
+                query = query.where(col(AgreementItemRow.ordinal).in_(
+                    select(AgreementAssignmentRow.ordinal).where(AgreementAssignmentRow.session_id == session_id)
+                    .where(AgreementAssignmentRow.reviewer == reviewer)))
+            row = session.exec(query.order_by(col(AgreementItemRow.ordinal))).first()
             return None if row is None else self._blind(session, row)
 
     @staticmethod
@@ -207,6 +216,10 @@ class AgreementRepository:
             item = session.get(AgreementItemRow, item_id)
             if item is None:
                 raise LookupError(f"no agreement item #{item_id}")
+            if origin == "local" and _is_assigned(session, item.session_id) and session.execute(sql(
+                    "SELECT count(*) FROM agreement_assignment WHERE session_id = :s AND ordinal = :o AND reviewer = :r"),
+                    {"s": item.session_id, "o": item.ordinal, "r": reviewer}).scalar_one() == 0:
+                raise NotAssigned(f"item {item.ordinal} of session #{item.session_id} is not assigned to {reviewer}")
             if answer not in answers_for(item.kind):
                 raise ValueError(f"{answer!r} is not an answer for a {item.kind} item; choose from {answers_for(item.kind)}")
             if item.scope_replay is None and scope is not None:
@@ -326,10 +339,22 @@ def _agrees(answer: str, replay_answer: str) -> bool | None:
     return None if answer == CANT_TELL else answer == replay_answer
 
 
+def _is_assigned(session: Session, session_id: int) -> bool:
+    """Whether a lead assigned this session's items (revision 0004_assignments)."""
+    parent = session.get(AgreementSessionRow, session_id)
+    return parent is not None and parent.assigned_per_item is not None
+
+
 def _progress(session: Session, session_id: int, reviewer: str) -> Progress:
-    size = session.execute(
-        sql("SELECT count(*) FROM agreement_item WHERE session_id = :s"), {"s": session_id}
-    ).scalar_one()
+    if _is_assigned(session, session_id):  # the reviewer's share: the items assigned to them
+        size = session.execute(
+            sql("SELECT count(*) FROM agreement_assignment WHERE session_id = :s AND reviewer = :r"),
+            {"s": session_id, "r": reviewer},
+        ).scalar_one()
+    else:
+        size = session.execute(
+            sql("SELECT count(*) FROM agreement_item WHERE session_id = :s"), {"s": session_id}
+        ).scalar_one()
     committed = session.execute(
         sql("SELECT count(*) FROM agreement_judgement j JOIN agreement_item i ON i.id = j.item_id "
             "WHERE i.session_id = :s AND j.reviewer = :r"),

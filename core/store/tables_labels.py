@@ -99,6 +99,8 @@ class AgreementSessionRow(SQLModel, table=True):
     origin: str = "local"
     created_at: str
     question: str = "firing_scope"  # schema step 7; sessions made before are "single"
+    # Revision 0004_assignments: reviewers per item when a lead assigned the items (None: everyone judges all).
+    assigned_per_item: Optional[int] = None
 
 
 class AgreementItemRow(SQLModel, table=True):
@@ -134,3 +136,19 @@ class AgreementJudgementRow(SQLModel, table=True):
     origin: str = "local"
     committed_at: str
     scope: Optional[str] = None  # schema step 7
+
+
+class AgreementAssignmentRow(SQLModel, table=True):
+    """Item ``ordinal`` of a session is assigned to ``reviewer`` (revision 0004_assignments)."""
+
+    __tablename__ = "agreement_assignment"
+    __table_args__ = (
+        Index("ix_assignment_unique", "session_id", "ordinal", "reviewer", unique=True),
+        Index("ix_assignment_reviewer", "session_id", "reviewer"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    session_id: int = Field(foreign_key="agreement_session.id")
+    ordinal: int
+    reviewer: str
+    assigned_by: str
+    assigned_at: str

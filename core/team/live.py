@@ -22,6 +22,7 @@ CHANNEL = "workbench_changes"
 KINDS: dict[str, str] = {
     "decision": "decisions", "promotion": "promotions", "label": "labels", "adjudication": "labels",
     "agreement_session": "agreement", "agreement_judgement": "agreement", "agreement_mark": "agreement",
+    "agreement_assignment": "agreement",
     "replay_run": "runs", "rule": "rules", "rule_version": "rules", "corpus": "corpora", "trajectory": "corpora",
     "waiver": "evidence", "evidence_view": "evidence",
 }

@@ -7,7 +7,8 @@ or ``lead`` (``lead`` includes ``reviewer``). The server decides, on every state
 * a reviewer writes only rows in their own name (``session_user``): labels and their history,
   blind judgements, agreement marks, evidence views, waivers, decisions to reject or defer;
   imports and replay runs are open to every reviewer;
-* only a lead adjudicates labels, approves (``decision.action = 'approve'``), writes
+* only a lead assigns blind items to reviewers (a reviewer reads only their own assignments),
+  adjudicates labels, approves (``decision.action = 'approve'``), writes
   promotions and standing ids, and exports (``may_export``, asked before writing a rule store);
 * a blind judgement is visible to its reviewer and to leads; another reviewer sees it only
   after committing their own judgement of the same item (the blind protocol's rule, enforced
@@ -29,7 +30,7 @@ from sqlalchemy.engine import Connection
 REVIEWER, LEAD = "reviewer", "lead"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,62}$")
 # Tables only a lead writes; everything else a reviewer may write (subject to the policies).
-LEAD_TABLES = ("adjudication", "promotion", "id_counter")
+LEAD_TABLES = ("adjudication", "promotion", "id_counter", "agreement_assignment")
 # Tables with a reviewer column a reviewer may only write in their own name.
 OWN_ROWS = {"label": "reviewer", "label_history": "actor", "agreement_judgement": "reviewer",
             "agreement_mark": "reviewer", "evidence_view": "reviewer", "waiver": "reviewer", "decision": "reviewer"}
@@ -92,6 +93,14 @@ def _statements() -> list[str]:
         f"CREATE POLICY team_write ON adjudication FOR INSERT WITH CHECK (lead = session_user AND {lead})",
         "DROP POLICY IF EXISTS team_keep ON adjudication",
         f"CREATE POLICY team_keep ON adjudication FOR UPDATE USING ({lead})",  # trajectory_pk set NULL on delete
+        # Assignments (revision 0004_assignments): a lead assigns (and re-assigns: DELETE too);
+        # a reviewer reads only their own.
+        "GRANT DELETE ON agreement_assignment TO lead",
+        "ALTER TABLE agreement_assignment ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS team_read ON agreement_assignment",
+        "DROP POLICY IF EXISTS team_write ON agreement_assignment",
+        f"CREATE POLICY team_read ON agreement_assignment FOR SELECT USING (reviewer = session_user OR {lead})",
+        f"CREATE POLICY team_write ON agreement_assignment FOR ALL USING ({lead}) WITH CHECK ({lead})",
     ]
     return out
 

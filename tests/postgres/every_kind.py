@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from sqlalchemy import func, select, text
 
+from core.agreement.assignments import assign
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.domain.labels import LabelText
 from core.promotion import approve
@@ -97,6 +98,7 @@ def fill_every_table(store: Store) -> None:
     item = next_item(store, session.id, "ana")
     assert item is not None
     commit_judgement(store, item.item_id, "ana", "cant_tell")
+    assign(store, session.id, ["ana", "bo"], per_item=1, assigned_by="lead")  # agreement_assignment
     EmbeddingCacheRepository(store).put_many("model-x", {"h1": np.arange(4, dtype=np.float32) / 3})
     imports = ImportReportRepository(store)
     report = imports.start(["/corpus"])

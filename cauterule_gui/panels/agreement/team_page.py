@@ -28,11 +28,12 @@ from cauterule_gui.models.agreement_team_models import (
     LabelDisagreementModel,
     MergeConflictModel,
 )
+from cauterule_gui.panels.agreement.team_status import TeamStatusSection
 from cauterule_gui.panels.base import bold, make_table
 from cauterule_gui.plain_text import plain_label
 
 
-class TeamPage:
+class TeamPage(TeamStatusSection):
     """The Team page of ``AgreementPanel`` (a mixin: the widgets live on the panel)."""
 
     def _build_team(self) -> QWidget:
@@ -99,6 +100,7 @@ class TeamPage:
         inner = QWidget(page)
         layout = QVBoxLayout(inner)
         layout.addLayout(buttons)
+        layout.addWidget(self._build_team_status(inner))  # assignments, live kappa / alpha
         layout.addWidget(self.merge_label)
         layout.addWidget(bold(plain_label("Import conflicts (kept as they are here)", inner)))
         layout.addWidget(self.conflict_view)
@@ -118,6 +120,7 @@ class TeamPage:
 
     # == team =============================================================================
     def compute_team(self) -> JobHandle | None:
+        self.compute_team_status()
         session = self.current_session()
         session_id = None if session is None else session.id
         handle = self._db(lambda store: agreement_data.team_view(store, session_id), "team agreement",

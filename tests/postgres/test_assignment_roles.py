@@ -1,0 +1,46 @@
+"""Assignments on a team store: only a lead assigns; a reviewer reads, and is offered, only their own items."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy.exc
+from sqlalchemy import text
+from test_roles import _open, team  # noqa: F401  (fixture)
+
+from core.agreement.assignments import assign, assigned_items, team_status
+from core.agreement.session import next_item
+from core.cli import main
+from core.store.assignment_repo import AssignmentRepository
+
+
+def test_a_reviewer_cannot_assign(team: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    rita = _open(team, "rita")
+    with pytest.raises(sqlalchemy.exc.ProgrammingError, match="row-level security|permission denied"):
+        assign(rita, int(team["session"]), ["rita", "rob"], per_item=1, assigned_by="rita")  # type: ignore[call-overload]
+    with rita.read_session() as session:
+        assert session.execute(text("SELECT assigned_per_item FROM agreement_session")).scalar_one() is None
+    rita.close()
+
+
+def test_the_cli_says_only_a_lead_may_assign(team: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    from test_roles import as_login
+
+    url = as_login(str(team["url"]), "rita")
+    assert main(["agreement", "assign", str(team["session"]), "--reviewers", "rita,rob", "--per-item", "1",
+                 "--store", url]) == 1
+    assert "only a lead may assign items" in capsys.readouterr().err
+
+
+def test_a_reviewer_reads_and_is_offered_only_their_own_assignments(team: dict[str, object]) -> None:
+    leo = _open(team, "leo")
+    plan = assign(leo, int(team["session"]), ["rita", "rob"], per_item=1, assigned_by="leo")  # type: ignore[call-overload]
+    assert sorted(plan.loads().values()) == [1, 2]  # three items, one reviewer each
+    leo.close()
+    rita = _open(team, "rita")
+    session_id = int(team["session"])  # type: ignore[call-overload]
+    assert {r for _o, r in AssignmentRepository(rita).assignments(session_id)} == {"rita"}
+    assert assigned_items(rita, session_id, "rita") == list(plan.items["rita"])
+    item = next_item(rita, session_id, "rita")
+    assert item is not None and item.ordinal == plan.items["rita"][0]
+    assert team_status(rita, session_id).reviewers == ("rita",)  # what the server lets rita see
+    rita.close()
