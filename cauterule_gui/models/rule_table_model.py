@@ -18,7 +18,7 @@ from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
-from cauterule_gui.models.paged_table_model import PagedTableModel
+from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
@@ -114,22 +114,24 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         return None
 
     def fetch_all(self) -> None:
-        while self.canFetchMore():
-            self.fetchMore()
+        """Every row, now, on this thread (screenshots only: they need the whole table at once)."""
+        while len(self._rows) < self._total:
+            self._insert(self._generation, len(self._rows), self._fetch(len(self._rows)))
 
     def colours_changed(self) -> None:
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     # -- loading -----------------------------------------------------------------------
-    def _reload(self) -> None:
-        self._rows = []
+    def _first(self, limit: int) -> FirstPage[WorkspaceRule]:
         if self._repo is None:
-            self._total = self.unreviewed = 0
-            return
+            return FirstPage(0, [], {"unreviewed": 0})
         page = self._repo.page(self._scope, self._filter, self._reviewer, order_by=self._order_by,
-                               descending=self._descending, offset=0, limit=self._page)
-        self._total, self.unreviewed, self._rows = page.total, page.unreviewed, list(page.rows)
+                               descending=self._descending, offset=0, limit=limit)
+        return FirstPage(page.total, list(page.rows), {"unreviewed": page.unreviewed})
+
+    def _apply_extra(self, extra: dict[str, Any]) -> None:
+        self.unreviewed = int(extra.get("unreviewed", 0))
 
     def _fetch(self, offset: int) -> list[WorkspaceRule]:
         if self._repo is None:
