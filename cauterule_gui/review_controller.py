@@ -326,8 +326,7 @@ class ReviewController(QObject):
             if decision is None:
                 self.status_message.emit("Nothing to undo")
                 return
-            self.rules.refresh()
-            self.rules.select_rule(decision.rule_id)
+            self.rules.refresh(select=decision.rule_id)
             self.status_message.emit(
                 f"Undid {decision.action} of rule {decision.rule_id} (recorded in the audit log)")
 

@@ -287,10 +287,11 @@ class RuleTablePanel(QWidget):
         if 0 <= target < self.model.rowCount():
             self.select_row(target)
 
-    def refresh(self, *, advance_from: int | None = None) -> None:
-        """Reload rows; keep the current rule, or (``advance_from``) move past that rule."""
+    def refresh(self, *, advance_from: int | None = None, select: int | None = None) -> None:
+        """Reload rows; keep the current rule, or (``advance_from``) move past that rule, or
+        (``select``) go to that rule once the rows are in."""
         current = self.view.currentIndex().row()
-        keep = self.current_rule_id()
+        keep = self.current_rule_id() if select is None else select
         next_id = None
         if advance_from is not None:
             following = self.model.rule(current + 1) if current >= 0 else None
