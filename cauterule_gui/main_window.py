@@ -17,7 +17,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
-    QInputDialog,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 from core.store.workspace_query import WorkspaceScope
 
 from cauterule_gui import settings as keys
-from cauterule_gui import theme, window_menus, window_settings, window_store
+from cauterule_gui import theme, window_menus, window_replay, window_settings, window_store
 from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.import_controller import ImportController
@@ -212,10 +211,7 @@ class MainWindow(QMainWindow):
         self.db.query(lambda s: s.replays.runs(), self.history.model.set_runs, name="run history", key="history")
 
     def _refresh_review(self) -> None:
-        self.start.describe()
-        self.bulk.refresh_duplicates()
-        self.workspace.rules.refresh_options()
-        self.workspace.rules.refresh()
+        window_replay.refresh_review(self)
 
     def _refresh_corpus(self) -> None:
         self.corpus_model.refresh()
@@ -237,9 +233,9 @@ class MainWindow(QMainWindow):
             self.replay_everything()
             self.show_review()
         elif key == "review":
-            if self.services is not None and not self.services.workspace.has_results():
-                self.replay_everything()  # results stream into the Review tab as they finish
             self.show_review()
+            self.db.query(lambda s: s.workspace.has_results(),  # none yet: they stream in as they finish
+                          lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
             self.tabs.setCurrentWidget(self.workflows.labelling)
         elif key == "agreement":
@@ -282,15 +278,7 @@ class MainWindow(QMainWindow):
         self.replay.start(f"selection ({len(ids)} rule{'s' if len(ids) != 1 else ''})", ids)
 
     def replay_corpus(self) -> None:
-        if self.services is None:
-            return
-        corpora = self.services.workspace.rule_corpora()
-        if not corpora:
-            self.statusBar().showMessage("No corpus holds rules", 10_000)
-            return
-        name, ok = QInputDialog.getItem(self, "Replay a corpus", "Replay the rules of corpus:", corpora, 0, False)
-        if ok and name:
-            self.replay.start(f"corpus {name}", self.services.workspace.rule_ids_in_corpus(name))
+        window_replay.replay_corpus(self)
 
     def replay_everything(self) -> None:
         self.replay.start("everything", None, materialise_expected=True)

@@ -33,40 +33,18 @@ from core.store.replay_repo import StoredOutcome
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db.executor import DatabaseExecutor
-from cauterule_gui.models.formatting import BUCKET_SYMBOLS, BUCKET_WORDS, MARK_TEXT, number, signed
+from cauterule_gui.models.formatting import MARK_TEXT
 from cauterule_gui.panels.audit_dialog import AuditDialog
 from cauterule_gui.panels.evidence_panel import EvidencePanel
 from cauterule_gui.panels.reason_dialog import ReasonDialog
 from cauterule_gui.panels.rule_table_panel import RuleTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.review_actions import first_upper, request
+from cauterule_gui.review_reads import breakdown_text, preloaded
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 REFUSALS = (ApprovalRefused, ReasonRequired, PromotionError, ValueError)
-FIRST_ROWS = 200  # an evidence bucket's rows read with the bundle (a deeper scroll reads its page then)
-
-
-def breakdown_text(outcome: StoredOutcome) -> str:
-    word = BUCKET_WORDS.get(outcome.bucket, outcome.bucket)
-    return (
-        f"{BUCKET_SYMBOLS.get(outcome.bucket, '')} {word.upper()}  ·  score {number(outcome.score)}  ·  "
-        f"token F1 {number(outcome.token_f1)}  ·  bigram {number(outcome.bigram)}  ·  "
-        f"cosine {number(outcome.cosine)}  ·  view {outcome.view or '—'}  ·  floor {outcome.floor or '—'}  ·  "
-        f"threshold {number(outcome.threshold)}  ·  margin {signed(outcome.margin)}"
-        "\nMatched text is highlighted, bold and underlined; ⚠ marks the failure point, ◆ a step that matched."
-    )
-
-
-def _preloaded(bundle: Any) -> Any:
-    """Read the pages the board shows at once (every broken row, which its header lists, and
-    each bucket's first page) here, on the executor's thread: the buckets load pages lazily."""
-    for bucket, outcomes in bundle.outcomes.items():
-        if bucket == "broken":
-            list(outcomes)
-        else:
-            outcomes[:FIRST_ROWS]
-    return bundle
 
 
 class ReviewController(QObject):
@@ -133,7 +111,7 @@ class ReviewController(QObject):
                 self.evidence.show_rule(rule, bundle.result, bundle.outcomes, set(bundle.viewed), bundle.waived,
                                         bundle.marks)
 
-        self.db.query(lambda s: _preloaded(s.workspace.evidence_bundle(result_id, reviewer)), shown,
+        self.db.query(lambda s: preloaded(s.workspace.evidence_bundle(result_id, reviewer)), shown,
                       name="evidence", key=f"evidence:{id(self)}")
 
     def _refresh_flags(self) -> None:
