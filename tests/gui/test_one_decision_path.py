@@ -101,6 +101,7 @@ def _via_review(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int
         assert dialog is not None
         qtbot.keyClicks(dialog.edit, REASONS[action])
         qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        wait_idle(window)
     assert not window.workspace.evidence.banner.isVisible(), window.workspace.evidence.banner.text()
     window.close()
 
