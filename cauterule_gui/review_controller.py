@@ -70,6 +70,7 @@ class ReviewController(QObject):
         self._refused_for: tuple[int, str] | None = None  # (result id, reviewer) of a refused approval
         self.deciding = False  # a decision is being written
         self._shown_trajectory: int | None = None
+        self._restore: tuple[int, str, int] | None = None  # (rule id, bucket, trajectory pk) to reopen
         rules.rule_selected.connect(self.show_rule)
         evidence.evidence_opened.connect(self.open_evidence)
 
@@ -84,6 +85,13 @@ class ReviewController(QObject):
         pending, self._pending = self._pending, None
         if pending is not None:
             self.show_rule(pending[0])
+
+    def restore_row(self, rule_id: int, bucket: str, pk: int) -> None:
+        """Reopen this evidence row when the rule's board has been read (resume at start)."""
+        if self.rule is not None and self.rule.rule_id == rule_id and self.evidence.result is not None:
+            self.evidence.restore_row(bucket, pk)
+        else:
+            self._restore = (rule_id, bucket, pk)
 
     def _showing(self, result_id: int) -> bool:
         return self.rule is not None and self.rule.result_id == result_id
@@ -110,6 +118,10 @@ class ReviewController(QObject):
             if self.rule is rule:
                 self.evidence.show_rule(rule, bundle.result, bundle.outcomes, set(bundle.viewed), bundle.waived,
                                         bundle.marks)
+                self._update_refusal()  # a refusal that came back before the board keeps its banner
+                restore, self._restore = self._restore, None
+                if restore is not None and restore[0] == rule.rule_id:
+                    self.evidence.restore_row(restore[1], restore[2])
 
         self.db.query(lambda s: preloaded(s.workspace.evidence_bundle(result_id, reviewer)), shown,
                       name="evidence", key=f"evidence:{id(self)}")

@@ -138,7 +138,10 @@ class RuleTablePanel(QWidget):
         # Rows arrive by signal once the window gives the model its executor: the place to
         # re-select after a refresh is kept here until they are in.
         self._db: DatabaseExecutor | None = None
-        self._after_load: Callable[[], None] | None = None
+        self._after_load: tuple[Callable[[], None], int | None] | None = None  # (then, rule shown when asked)
+        self._before_reset: tuple[int | None, int] = (None, -1)  # the rule and row shown before a reset
+        model.modelAboutToBeReset.connect(
+            lambda: setattr(self, "_before_reset", (self.current_rule_id(), self.view.currentIndex().row())))
         model.loaded.connect(self._on_loaded)
 
     def set_executor(self, db: DatabaseExecutor | None) -> None:
@@ -147,13 +150,19 @@ class RuleTablePanel(QWidget):
         self.model.set_executor(db)
 
     def _on_loaded(self) -> None:
-        then, self._after_load = self._after_load, None
-        if then is not None:
-            then()
+        after, self._after_load = self._after_load, None
+        moved = after is not None and after[1] != self._before_reset[0]
+        if after is not None and not moved:
+            after[0]()
+        elif self._before_reset[0] is not None:
+            # A refresh nobody waited for (the reviewer changed, a store refresh), or the reviewer
+        # moved to another rule while the rows were read: stay where they are now.
+            keep, row = self._before_reset
+            self._reselect(keep, row if row >= 0 else None)
 
     def _refresh_then(self, then: Callable[[], None], change: Callable[[], None]) -> None:
         """Run ``change`` (which refreshes the model) and ``then`` once its rows are in."""
-        self._after_load = then
+        self._after_load = (then, self.current_rule_id())
         loads = self.model.loaded
         fired: list[bool] = []
         loads.connect(marker := lambda: fired.append(True))
