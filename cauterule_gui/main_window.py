@@ -383,6 +383,7 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.workflows.flush()  # the last typed label is committed before anything stops
         self.runner.shutdown()  # cancels; imports stop between files and keep what they wrote
+        self.db.close()  # after the flush's write: nothing late reaches closed widgets
         self.replay.shutdown()  # the replay process quits (jobs using it have finished)
         for dialog in self.findChildren(QDialog):
             dialog.close()  # a dialog left open must not outlive its window

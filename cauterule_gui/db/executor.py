@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from cauterule_gui.jobs.runner import JobContext, JobFailure, JobHandle, JobPool, JobRunner
@@ -47,9 +48,14 @@ class DatabaseExecutor(QObject):
         super().__init__(parent)
         self.runner = runner
         self._services = services
+        self._closed = False
+
+    def close(self) -> None:
+        """The window is closing: start nothing more and deliver nothing late."""
+        self._closed = True
 
     def services(self) -> StoreServices | None:
-        return self._services()
+        return None if self._closed else self._services()
 
     def query(self, fn: Callable[[StoreServices], T], on_done: Callable[[T], None] | None = None, *,
               name: str = "read", key: str | None = None,
@@ -76,7 +82,7 @@ class DatabaseExecutor(QObject):
     def _submit(self, fn: Callable[[StoreServices], Any], on_done: Callable[[Any], None] | None,
                 on_error: Callable[[BaseException], None] | None, *, name: str, key: str | None,
                 pool: JobPool, kinds: frozenset[str] | None, initiator: object = None) -> JobHandle | None:
-        services = self._services()
+        services = self.services()
         if services is None:
             return None
 
@@ -92,7 +98,7 @@ class DatabaseExecutor(QObject):
         handle = self.runner.submit(run, name=name, pool=pool, key=None if key is None else f"db:{id(self)}:{key}")
 
         def done(value: object) -> None:
-            if self._services() is not services:
+            if self._closed or not shiboken6.isValid(self) or self._services() is not services:
                 return  # the store changed while this ran
             if on_done is not None:
                 on_done(value)
@@ -100,7 +106,7 @@ class DatabaseExecutor(QObject):
                 self.changes_applied.emit(kinds, initiator)
 
         def error(failure: JobFailure) -> None:
-            if self._services() is not services:
+            if self._closed or not shiboken6.isValid(self) or self._services() is not services:
                 return
             if on_error is not None and failure.exception is not None:
                 on_error(failure.exception)
