@@ -65,6 +65,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     window.show()
 
     # First start: an empty store, the welcome page says what to do; nothing imported behind our back.
+    wait_idle(window)  # the store's summary is read off the GUI thread
     assert window.tabs.currentWidget() is window.welcome and window.welcome.next_key == "import"
 
     # Import: the result dialog, then the offer to replay and open the Review tab.
