@@ -36,9 +36,11 @@ case "$cmd" in
         # The core suite runs with PySide6 made unimportable (the core must not need Qt),
         # then everything else (GUI, shared-corpus, packaging checks) runs normally.
         status=0
-        # Lint and the layer contracts (pyproject.toml) first; a failure still lets the tests run.
+        # Lint, the layer contracts and strict types for core/ (pyproject.toml) first; a failure
+        # still lets the tests run.
         "$VENV/bin/ruff" check . || status=$?
         "$VENV/bin/lint-imports" || status=$?
+        "$VENV/bin/mypy" core || status=$?
         WORKBENCH_BLOCK_QT=1 "$VENV/bin/python" -m pytest -p no:pytest-qt -W ignore::pytest.PytestConfigWarning tests/core || status=$?
         "$VENV/bin/python" -m pytest tests --ignore=tests/core || status=$?
         exit "$status" ;;

@@ -109,7 +109,7 @@ class BulkDecisions(QObject):
     def selected_rows(self) -> list[WorkspaceRule]:
         rules = self._window.workspace.rules
         rows = sorted({i.row() for i in rules.view.selectionModel().selectedRows()})
-        return [r for r in (rules.model.rule(row) for row in rows) if r is not None]
+        return rules.model.rules_of_rows(rows)  # a collapsed duplicate group's row: each of its rules
 
     def act(self, action: str, single: Callable[[], None]) -> None:
         rows = self.selected_rows()

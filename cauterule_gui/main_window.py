@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         self._live_refresh = QTimer(self)
         self._live_refresh.setSingleShot(True)
         self._live_refresh.setInterval(LIVE_REFRESH_MS)
-        self._live_refresh.timeout.connect(lambda: self._sliced(self.workspace.rules.refresh))
+        self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
         self.tab_registry.register(self.welcome, "Welcome", index=0)
@@ -291,6 +291,13 @@ class MainWindow(QMainWindow):
         # Coalesced: chunks can arrive faster than a reviewer can read; one refresh per beat.
         if not self._live_refresh.isActive():
             self._live_refresh.start()
+
+    def _live_tick(self) -> None:
+        # A read still on its way is let land (a new one would drop it): the next beat re-reads.
+        if self.workspace.rules.model.busy:
+            self._live_refresh.start()
+        else:
+            self._sliced(self.workspace.rules.refresh)
 
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()

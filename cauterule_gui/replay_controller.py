@@ -16,18 +16,19 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from core.replay.messages import ChunkSaved, ModelState, Started
 from core.replay.profiles import profile_by_name
 
 from cauterule_gui.jobs import JobFailure, JobHandle, JobRunner
 from cauterule_gui.jobs.replay_job import (
     ReplayDone,
-    ReplayNotifier,
     ReplayProcess,
     ReplayProcessError,
     ReplayRequest,
     start_model_load,
     start_replay,
 )
+from cauterule_gui.jobs.replay_process import share
 from cauterule_gui.panels.import_dialogs import JobProgressWidget, eta_text
 from cauterule_gui.services import StoreServices
 
@@ -50,6 +51,7 @@ class ReplayController(QObject):
         self._services = services
         self._settings = settings
         self.process = process
+        share(process)  # panels' embeddings use the same warm child (and its preloaded model)
         self._model_loaded = False
         self._progress = progress
         self._parent = dialog_parent
@@ -60,12 +62,6 @@ class ReplayController(QObject):
         self.progress_text = ""  # what the progress widget says: phase, count, ETA
         self._phase: tuple[str, float] = ("", 0.0)  # unit of the current phase, when it began
         self.model_state = "embedding model: not loaded (loads for the first semantic replay)"
-        self._notifier = ReplayNotifier(self)
-        queued = Qt.ConnectionType.QueuedConnection
-        self._notifier.results_saved.connect(self._on_results_saved, queued)
-        self._notifier.model_loading.connect(self._on_model_loading, queued)
-        self._notifier.model_ready.connect(self._on_model_ready, queued)
-        self._notifier.model_unavailable.connect(self._on_model_unavailable, queued)
 
     # -- profile -----------------------------------------------------------------------
     @property
@@ -106,7 +102,7 @@ class ReplayController(QObject):
                                 rule_ids=None if rule_ids is None else tuple(rule_ids),
                                 materialise_expected=materialise_expected).with_scope()
         self.request, self.live_run_id = request, None
-        handle = start_replay(self._runner, services.path, request, self.process, self._notifier)
+        handle = start_replay(self._runner, services.path, request, self.process)
         self.handle = handle
         self._progress.track(handle, f"Replaying {label}")
         self._phase = ("", 0.0)
@@ -114,6 +110,7 @@ class ReplayController(QObject):
         # Connected after track(): this slot runs after the widget's and corrects its ETA,
         # which would otherwise count the embedding time against the scoring phase.
         handle.progress.connect(self._on_job_progress)
+        handle.posted.connect(self._on_posted)
         handle.result.connect(self._on_result)
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)
@@ -133,7 +130,8 @@ class ReplayController(QObject):
         if services is None or self._model_loaded:
             return None
         self._model_loaded = True
-        handle = start_model_load(self._runner, services.path, self.process, self._notifier)
+        handle = start_model_load(self._runner, self.process)
+        handle.posted.connect(self._on_posted)
         handle.error.connect(lambda failure: self._on_model_unavailable(str(failure)))
         return handle
 
@@ -155,14 +153,20 @@ class ReplayController(QObject):
         self._progress.label.setText(self.progress_text)
         self._progress.eta_label.setText(eta)
 
-    def _on_results_saved(self, _count: int) -> None:
-        services = self._services()
-        if services is None or self.request is None:
-            return
-        if self.live_run_id is None:
-            self.live_run_id = services.workspace.run_id_for_scope(self.request.scope)
-        if self.live_run_id is not None:
-            self.results_arrived.emit(self.live_run_id)
+    def _on_posted(self, message: object) -> None:
+        """The replay child's messages, in the order it sent them."""
+        if isinstance(message, Started):
+            self.live_run_id = message.run_id  # sent before any progress of the run
+        elif isinstance(message, ChunkSaved):
+            self.live_run_id = message.run_id
+            self.results_arrived.emit(message.run_id)
+        elif isinstance(message, ModelState):
+            if message.state == "loading":
+                self._on_model_loading()
+            elif message.state == "ready":
+                self._on_model_ready(message.info or "")
+            else:
+                self._on_model_unavailable(message.info or "unknown reason")
 
     def _on_result(self, done: ReplayDone) -> None:
         self.last_done = done

@@ -177,25 +177,28 @@ class _SelfTest:
         (``sys.executable -m cauterule_gui.replay_server``): in a frozen app that is the app
         itself, so this is what proves the bundle can start its own helper."""
         try:
-            from cauterule_gui.jobs.replay_job import ReplayProcess
+            from cauterule_gui.jobs.replay_process import ReplayProcess
         except ImportError:
             return None  # this version of the window replays in-process
-        import threading
+        from core.replay.messages import Finished, RunReplay
 
         process = ReplayProcess()
-        done: dict[str, Any] = {}
+        done: Finished | None = None
+        request = RunReplay(store=str(self.services.path), profile="reference-0.3.1", semantic=False, rule_ids=None,
+                            materialise=False, scope="self-test")
         try:
-            for message in process.request(threading.Event(), op="replay", store=str(self.services.path),
-                                           profile="reference-0.3.1", semantic=False, rule_ids=None,
-                                           materialise=False, scope="self-test"):
-                if message.get("type") == "error":
-                    raise SelfTestFailure(f"{message.get('exc_type')}: {message.get('message')}")
-                if message.get("type") == "done":
-                    done = message
+            with process.lease() as worker:
+                for reply in worker.replies(request):
+                    if isinstance(reply, Finished):
+                        done = reply
+        except Exception as error:  # the helper's own failure, reported as the step's result
+            raise SelfTestFailure(str(error)) from error
         finally:
             process.stop()
-        _check(done.get("status") == "complete", f"the replay process ended {done.get('status')!r}")
-        return f"run #{done.get('run_id')} {done.get('status')}, {done.get('rules')} rules in the helper process"
+        _check(done is not None and done.status == "complete",
+               f"the replay process ended {done.status if done else 'without a result'!r}")
+        assert done is not None
+        return f"run #{done.run_id} {done.status}, {done.rules} rules in the helper process"
 
     def load_model(self) -> str:
         from core.replaying import make_embedder

@@ -111,8 +111,8 @@ class SentenceEmbedder:
                 from transformers.utils import logging as hf_logging
 
                 # Offline, local files: progress bars and hub chatter are noise here.
-                hf_logging.disable_progress_bar()
-                hf_logging.set_verbosity_error()
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+                hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
 
                 import torch
 

@@ -82,7 +82,7 @@ def load_inputs(
     store: Store, rule_ids: Sequence[int] | None = None, include_expected_rules: bool = True,
 ) -> ReplayInputs:
     kinds = None if include_expected_rules else ["standing", "candidate", "user"]
-    rule_infos = RuleRepository(store).list_rules(ids=rule_ids, kinds=kinds)
+    rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=kinds)
     trajectories = load_trajectories(store)
     corpus_of_pk = {t.key: t.corpus for t in trajectories}
     rules: list[ReplayRule] = []
@@ -142,6 +142,7 @@ def run_replay(
     scope: str | None = None,
     texts_progress: ProgressCallback | None = None,
     derive_missed: bool = True,
+    on_started: Callable[[int], None] | None = None,
 ) -> ReplayRunSummary:
     """Replay rules from the store against all its trajectories and keep the run.
 
@@ -152,8 +153,23 @@ def run_replay(
     summary's results carry buckets and rates but no pair outcomes: those are in the store
     (``ReplayRepository.outcomes``), and holding a whole run's in memory does not scale.
     ``derive_missed=False`` stores every missed row instead of deriving the score-0 ones
-    (readers see the same rows either way; the tests compare the two).
+    (readers see the same rows either way; the tests compare the two). ``on_started(run_id)``
+    is called once the run row exists, before any progress.
     """
+    # One connection held for the whole run: with it open, each unit of work below reuses
+    # SQLite's warm state, and the last connection to close checkpoints the WAL (otherwise
+    # once per chunk).
+    with store.engine.connect():
+        return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
+                           cancel, on_results, scope, texts_progress, derive_missed, on_started)
+
+
+def _run_replay(
+    store: Store, profile: ReplayProfile, rule_ids: Sequence[int] | None, include_expected_rules: bool,
+    embedder: CachedEmbedder | None, semantic_note: str | None, progress: ProgressCallback | None,
+    cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
+    derive_missed: bool, on_started: Callable[[int], None] | None,
+) -> ReplayRunSummary:
     inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
@@ -164,6 +180,9 @@ def run_replay(
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
     max_pk = max((t.key for t in inputs.trajectories), default=0)
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
+    if on_started is not None:  # the run id, before any progress (the window's replay process sends it)
+        on_started(run_id)
+
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.
         repo.save_results(run_id, results, inputs.version_by_key,
@@ -172,13 +191,10 @@ def run_replay(
             on_results(results)
 
     try:
-        # Held open for the run: each chunk's save opens and closes a connection, and the
-        # last connection to close checkpoints the WAL (milliseconds per chunk otherwise).
-        with store.engine.connect():
-            output = replay(
-                inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-                on_results=save, keep_outcomes=False,
-            )
+        output = replay(
+            inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
+            on_results=save, keep_outcomes=False,
+        )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).
         repo.finish_run(run_id, "failed", 0, 0.0)

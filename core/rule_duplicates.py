@@ -13,10 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from core.store.dto import RuleInfo
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
+from core.store.duplicate_key import normalise as _norm
 
 
 def duplicate_key(trigger: str, directive: str) -> tuple[str, str]:

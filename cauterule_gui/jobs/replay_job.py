@@ -1,38 +1,31 @@
-"""Replay as a job: a QThreadPool job that drives the replay process.
+"""Replay as a job: a CPU-pool job that owns a replay child process for its run.
 
-The job runs on the CPU pool like every long task (progress throttled, cancel cooperative,
-signals only), but the computing happens in ``cauterule_gui.replay_server``, a child
-process: there, numpy / scipy calls that hold the GIL cannot stall the window. The job's
-thread just waits on the child's messages (the GIL is free while it waits) and relays
-them: progress through the job context (the message is the unit: ``texts`` while a cold
-semantic run embeds, then ``pairs``), each saved chunk through
-``ReplayNotifier.results_saved`` (queued to the GUI thread), which is how results appear in
-the window as they finish. ``run_replay`` in the child writes the results to the store.
+The job leases a child (``jobs/replay_process.py``), sends it one ``RunReplay`` and reads
+the replies with a blocking read in the pool thread. Each reply becomes one signal on the
+job's handle, in order: ``Progress`` goes through ``ctx.progress`` (the runner's throttle
+is the only one), ``Started`` (the run id, before any progress), ``ChunkSaved`` and
+``ModelState`` through ``ctx.post`` (the handle's ``posted`` signal), and ``Finished`` is
+the job's result. Cancelling the job terminates the child (see ``ReplayWorker.terminate``).
+Why a child at all, rather than replaying in the pool thread: docs/gui.md "Replay job".
 """
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import subprocess
-import sys
-import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from core.replay.messages import ChunkSaved, Finished, LoadModel, ModelState, Progress, RunReplay, Started
 
-from cauterule_gui.jobs.runner import JobCancelled, JobContext, JobHandle, JobPool, JobRunner
+from cauterule_gui.jobs.replay_process import ReplayProcess, ReplayProcessError
+from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool, JobRunner
 
+ReplayDone = Finished  # what a replay job returns: the child's ``Finished`` message itself
 
-class ReplayProcessError(RuntimeError):
-    def __init__(self, message: str, remote_traceback: str = "") -> None:
-        super().__init__(message)
-        self.remote_traceback = remote_traceback
+__all__ = ["ReplayDone", "ReplayProcess", "ReplayProcessError", "ReplayRequest", "make_replay_job",
+           "start_model_load", "start_replay"]
 
 
 @dataclass(frozen=True)
@@ -47,160 +40,45 @@ class ReplayRequest:
     def with_scope(self) -> ReplayRequest:
         return replace(self, scope=f"gui: {self.label} [{uuid.uuid4().hex[:8]}]")
 
-
-@dataclass(frozen=True)
-class ReplayDone:
-    run_id: int
-    status: str  # complete | cancelled
-    rules: int
-    pairs: int
-    seconds: float
-    semantic_state: str
-    semantic_note: str | None
-    model_id: str | None
+    def message(self, store_path: Path) -> RunReplay:
+        return RunReplay(store=str(store_path), profile=self.profile, semantic=self.semantic, rule_ids=self.rule_ids,
+                         materialise=self.materialise_expected, scope=self.scope)
 
 
-class ReplayNotifier(QObject):
-    """Lives on the GUI thread; emitted from the job's thread (queued delivery)."""
-
-    results_saved = Signal(int)  # rules saved in this chunk
-    model_loading = Signal()
-    model_ready = Signal(str)  # model id
-    model_unavailable = Signal(str)  # why
-
-
-class ReplayProcess:
-    """The long-lived replay child process; one request at a time."""
-
-    def __init__(self) -> None:
-        self._proc: subprocess.Popen[str] | None = None
-        self._messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self._lock = threading.Lock()  # one request at a time
-        self._start_lock = threading.Lock()
-
-    def start(self) -> None:
-        """Start the process now (it takes a second or two to import), not at the first replay."""
-        self._ensure()
-
-    def _ensure(self) -> subprocess.Popen[str]:
-        with self._start_lock:
-            if self._proc is not None and self._proc.poll() is None:
-                return self._proc
-            root = str(Path(__file__).resolve().parent.parent.parent)
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-            self._messages = queue.Queue()
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "cauterule_gui.replay_server"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, text=True, encoding="utf-8", env=env, bufsize=1,
-            )
-            threading.Thread(target=self._read, args=(proc, self._messages), daemon=True).start()
-            self._proc = proc
-            return proc
-
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], messages: queue.Queue[dict[str, Any] | None]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                messages.put(json.loads(line))
-            except ValueError:
-                continue
-        messages.put(None)  # the process ended
-
-    def _send(self, proc: subprocess.Popen[str], **message: Any) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
-
-    def request(self, cancel: threading.Event, **message: Any) -> Iterator[dict[str, Any]]:
-        """Send one request and yield its messages up to and including ``done`` / ``error``."""
-        with self._lock:
-            proc = self._ensure()
-            request_id = uuid.uuid4().hex
-            self._send(proc, id=request_id, **message)
-            cancel_sent = False
-            while True:
-                if cancel.is_set() and not cancel_sent:
-                    self._send(proc, op="cancel", id=request_id)
-                    cancel_sent = True
-                try:
-                    item = self._messages.get(timeout=0.05)
-                except queue.Empty:
-                    continue
-                if item is None:
-                    raise ReplayProcessError(f"the replay process ended unexpectedly (exit code {proc.poll()})")
-                yield item
-                if item.get("type") in ("done", "error"):
-                    return
-
-    def stop(self, timeout: float = 10.0) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            if proc.poll() is None:
-                self._send(proc, op="quit")
-                assert proc.stdin is not None
-                proc.stdin.close()
-                proc.wait(timeout)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait(5)
-
-
-def _relay(message: dict[str, Any], ctx: JobContext, notifier: ReplayNotifier) -> None:
-    kind = message.get("type")
-    if kind == "progress":
-        unit = str(message.get("unit") or "pairs")
-        done, total = int(message["done"]), int(message["total"])
-        ctx.progress(done, total, unit)
-    elif kind == "results":
-        notifier.results_saved.emit(int(message["n"]))
-    elif kind == "model":
-        state = message.get("state")
-        if state == "loading":
-            notifier.model_loading.emit()
-        elif state == "ready":
-            notifier.model_ready.emit(str(message.get("info")))
-        else:
-            notifier.model_unavailable.emit(str(message.get("info") or "unknown reason"))
-    elif kind == "error":
-        raise ReplayProcessError(f"{message.get('exc_type')}: {message.get('message')}",
-                                 str(message.get("traceback") or ""))
-
-
-def make_replay_job(store_path: Path, request: ReplayRequest, process: ReplayProcess,
-                    notifier: ReplayNotifier):  # type: ignore[no-untyped-def]
+def make_replay_job(store_path: Path, request: ReplayRequest,
+                    process: ReplayProcess) -> Callable[[JobContext], ReplayDone]:
     def run(ctx: JobContext) -> ReplayDone:
         ctx.raise_if_cancelled()
-        for message in process.request(
-            ctx.cancel_event, op="replay", store=str(store_path), profile=request.profile, semantic=request.semantic,
-            rule_ids=list(request.rule_ids) if request.rule_ids is not None else None,
-            materialise=request.materialise_expected, scope=request.scope,
-        ):
-            if message.get("type") == "done":
-                fields = {k: message.get(k) for k in ReplayDone.__dataclass_fields__}
-                return ReplayDone(**fields)  # type: ignore[arg-type]
-            _relay(message, ctx, notifier)
+        message = request.message(store_path)
+        with process.lease() as worker, closing(worker.replies(message, ctx.cancel_event)) as replies:
+            for reply in replies:
+                if isinstance(reply, Finished):
+                    return reply
+                if isinstance(reply, Progress):
+                    ctx.progress(reply.done, reply.total, reply.unit)
+                elif isinstance(reply, (Started, ChunkSaved, ModelState)):
+                    ctx.post(reply)
+                else:
+                    raise ReplayProcessError(f"the replay process answered a replay with {type(reply).__name__}")
         raise ReplayProcessError("the replay process sent no result")
 
     return run
 
 
-def start_replay(runner: JobRunner, store_path: Path, request: ReplayRequest, process: ReplayProcess,
-                 notifier: ReplayNotifier) -> JobHandle:
-    return runner.submit(make_replay_job(store_path, request, process, notifier), name=f"replay {request.label}",
+def start_replay(runner: JobRunner, store_path: Path, request: ReplayRequest, process: ReplayProcess) -> JobHandle:
+    return runner.submit(make_replay_job(store_path, request, process), name=f"replay {request.label}",
                          pool=JobPool.CPU, key="replay")
 
 
-def start_model_load(runner: JobRunner, store_path: Path, process: ReplayProcess,
-                     notifier: ReplayNotifier) -> JobHandle:
-    def run(ctx: JobContext) -> None:
-        for message in process.request(ctx.cancel_event, op="load_model", store=str(store_path)):
-            if message.get("type") == "done":
-                return
-            _relay(message, ctx, notifier)
-        if ctx.cancelled:
-            raise JobCancelled()
+def start_model_load(runner: JobRunner, process: ReplayProcess) -> JobHandle:
+    """Load the embedding model in a (kept-warm) child; each ``ModelState`` is posted."""
+    def run(ctx: JobContext) -> ModelState | None:
+        last: ModelState | None = None
+        with process.lease() as worker:
+            for reply in worker.replies(LoadModel(), ctx.cancel_event):
+                if isinstance(reply, ModelState):
+                    ctx.post(reply)
+                    last = reply
+        return last
 
     return runner.submit(run, name="load embedding model", pool=JobPool.CPU, key="model")

@@ -38,6 +38,38 @@ class JobPool(Enum):
     CPU = "cpu"  # parallel computation
 
 
+class CancelEvent(threading.Event):
+    """The cancel flag, which can also act when set: a job blocked in a read (the replay job
+    waiting on its child process) cannot check a flag, so ``call_on_set`` lets it register
+    what stops the read (terminating the child). Callbacks run on the thread that cancels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks_lock = threading.Lock()
+
+    def call_on_set(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when the flag is set (now, if it already is); returns a remover."""
+        with self._callbacks_lock:
+            if not self.is_set():
+                self._callbacks.append(callback)
+                return lambda: self._remove(callback)
+        callback()
+        return lambda: None
+
+    def _remove(self, callback: Callable[[], None]) -> None:
+        with self._callbacks_lock:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+    def set(self) -> None:
+        with self._callbacks_lock:
+            super().set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+
 class JobCancelled(Exception):
     """Raise from a job (or let the core raise its own) after seeing ``cancel_event``."""
 
@@ -59,11 +91,12 @@ class JobFailure:
 class JobContext:
     """Handed to the job function on the worker thread."""
 
-    def __init__(self, bridge: _WorkerBridge, cancel_event: threading.Event, interval: float) -> None:
+    def __init__(self, bridge: _WorkerBridge, cancel_event: CancelEvent, interval: float) -> None:
         self._bridge = bridge
         self.cancel_event = cancel_event
         self._interval = interval
         self._last = 0.0
+        self._last_count = (0, -1)  # (done, total) last delivered
 
     @property
     def cancelled(self) -> bool:
@@ -74,17 +107,27 @@ class JobContext:
             raise JobCancelled()
 
     def progress(self, done: int, total: int, message: str = "") -> None:
-        """Report progress; calls closer than the throttle interval are dropped (except the last)."""
+        """Report progress; calls closer than the throttle interval are dropped, except the last
+        one and the first of a new count (the total changed or the count went back: a new
+        phase, e.g. replay's texts embedded, then pairs scored)."""
         now = time.monotonic()
-        if now - self._last < self._interval and not (total and done >= total):
+        last_done, last_total = self._last_count
+        new_count = total != last_total or done < last_done
+        if now - self._last < self._interval and not (total and done >= total) and not new_count:
             return
-        self._last = now
+        self._last, self._last_count = now, (done, total)
         self._bridge.progress.emit(int(done), int(total), str(message))
+
+    def post(self, message: object) -> None:
+        """Hand ``message`` to the GUI thread as the handle's ``posted`` signal, in order with
+        the job's progress (e.g. the replay child's run id and saved chunks)."""
+        self._bridge.posted.emit(message)
 
 
 class _WorkerBridge(QObject):
     # Emitted on the worker thread; connected with QueuedConnection to the handle.
     progress = Signal(int, int, str)
+    posted = Signal(object)
     result = Signal(object)
     error = Signal(object)
     cancelled = Signal()
@@ -97,6 +140,7 @@ class JobHandle(QObject):
     then ``finished``."""
 
     progress = Signal(int, int, str)
+    posted = Signal(object)  # whatever the job passed to ``ctx.post``
     result = Signal(object)
     error = Signal(object)  # JobFailure
     cancelled = Signal()
@@ -106,7 +150,7 @@ class JobHandle(QObject):
         super().__init__(parent)
         self.name = name
         self.pool = pool
-        self.cancel_event = threading.Event()
+        self.cancel_event = CancelEvent()
         self.running = True
         self.outcome: str | None = None  # "result" | "error" | "cancelled"
         self.value: Any = None
@@ -125,6 +169,11 @@ class JobHandle(QObject):
     def _on_progress(self, done: int, total: int, message: str) -> None:
         if not self._superseded:
             self.progress.emit(done, total, message)
+
+    @Slot(object)
+    def _on_posted(self, message: object) -> None:
+        if not self._superseded:
+            self.posted.emit(message)
 
     @Slot(object)
     def _on_result(self, value: object) -> None:
@@ -152,7 +201,7 @@ class JobHandle(QObject):
 
 class _Job(QRunnable):
     def __init__(self, name: str, fn: Callable[[JobContext], Any], bridge: _WorkerBridge,
-                 cancel_event: threading.Event, interval: float) -> None:
+                 cancel_event: CancelEvent, interval: float) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._name = name
@@ -213,6 +262,7 @@ class JobRunner(QObject):
         bridge = _WorkerBridge()  # lives on the GUI thread; emitted from the worker
         queued = Qt.ConnectionType.QueuedConnection
         bridge.progress.connect(handle._on_progress, queued)
+        bridge.posted.connect(handle._on_posted, queued)
         bridge.result.connect(handle._on_result, queued)
         bridge.error.connect(handle._on_error, queued)
         bridge.cancelled.connect(handle._on_cancelled, queued)

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from core.agreement.blind import BlindView, trajectory_text
-from core.agreement.model import BlindItem, Progress, Reveal, SessionInfo
 from core.agreement.session import commit_judgement, judging_view, list_sessions, next_item, preview_session, progress
+from core.domain.agreement import BlindItem, Progress, Reveal, SessionInfo
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import TrajectoryDetail
 from core.store.engine import Store

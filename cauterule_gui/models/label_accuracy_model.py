@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.labels.accuracy import CorpusAccuracy
+from core.metrics.registry import EXTRACTION_METRICS
 from core.metrics.wilson import Rate
 
 from cauterule_gui.models.rows_table_model import RowsTableModel
@@ -22,11 +23,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("Corpus", "corpus (folder relative to the import root)"),
     ("n", "trajectories measured: ground truth (adjudicated, your label, else the imported expected_rule) "
           "and an extracted candidate"),
-    ("token_f1", "mean word-overlap F1 of the triggers"),
-    ("semantic_f1", "mean embedding F1 of the triggers; — without an embedding model"),
-    ("directive_f1", "mean word-overlap F1 of the directives"),
-    ("token_agree", "token F1 ≥ 0.6, with the Wilson 95 % interval"),
-    ("agreement", "the headline comparator, with the Wilson 95 % interval"),
+    *((m.heading, m.column_tooltip()) for m in EXTRACTION_METRICS),  # the registry's order and names
     ("Excluded", "left out and counted (never scored 0): no ground truth / no rule expected / no candidate"),
 )
 (COL_CORPUS, COL_N, COL_TOKEN, COL_SEMANTIC, COL_DIRECTIVE, COL_TOKEN_AGREE, COL_AGREE,

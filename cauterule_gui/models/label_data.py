@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.domain.labels import GroundTruth, Label, LabelFilter, LabelHistoryEntry, LabelQueueRow, LabelText, SaveResult
 from core.labels.feedback import extracted_rules
-from core.labels.model import GroundTruth, Label, LabelFilter, LabelHistoryEntry, LabelQueueRow, LabelText, SaveResult
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import RuleInfo, TrajectoryDetail
 from core.store.engine import Store

@@ -8,18 +8,24 @@ from __future__ import annotations
 from typing import Any
 
 from core.labels.feedback import CandidateFeedback
+from core.metrics.registry import EXTRACTION_METRICS, ExtractionMetric
 
 from cauterule_gui import theme
 from cauterule_gui.models.rows_table_model import RowsTableModel, one_line
 
+
+def _tooltip(metric: ExtractionMetric) -> str:
+    if not metric.needs_model:
+        return metric.description
+    if metric.aggregate == "mean":
+        return metric.description + "; — when no embedding model is in use"
+    return metric.description + " (the lexical-mode 0.3.1 comparator without a model)"
+
+
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("Candidate", "a rule extracted from this trajectory (origin, kind)"),
     ("Trigger", "the candidate's trigger (what the metric compares with your trigger)"),
-    ("Token F1", "word-overlap F1 of the triggers (reference §7)"),
-    ("Semantic F1", "embedding similarity of the triggers; — when no embedding model is in use"),
-    ("Directive F1", "word-overlap F1 of the directives"),
-    ("Token agree", "token F1 ≥ 0.6"),
-    ("Agreement", "the headline comparator: semantic F1 ≥ 0.6 (lexical-mode 0.3.1 comparator without a model)"),
+    *((m.label, _tooltip(m)) for m in EXTRACTION_METRICS),  # the registry's order and names
 )
 COL_RULE, COL_TRIGGER, COL_TOKEN, COL_SEMANTIC, COL_DIRECTIVE, COL_TOKEN_AGREE, COL_AGREE = range(len(COLUMNS))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.labels.model import LabelHistoryEntry, LabelText
+from core.domain.labels import LabelHistoryEntry, LabelText
 
 from cauterule_gui.models.rows_table_model import RowsTableModel, one_line, when_text
 

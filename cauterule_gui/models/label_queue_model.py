@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
-from core.labels.model import LabelQueueRow
+from core.domain.labels import LabelQueueRow
 
 from cauterule_gui.models.rows_table_model import Index, RowsTableModel, one_line
 

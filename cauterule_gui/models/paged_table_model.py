@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 Index = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
+Page = TypeVar("Page")
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,11 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
     def _apply_extra(self, extra: dict[str, Any]) -> None:
         """Keep what ``_first`` returned besides rows (on the GUI thread, inside the reset)."""
 
+    def _fetched(self) -> int:
+        """What pages have fetched so far (the offset of the next page): the rows, unless a
+        subclass shows more rows than its pages count (the rules table's expanded groups)."""
+        return len(self._rows)
+
     # -- shared behaviour ---------------------------------------------------------------
     def set_executor(self, db: DatabaseExecutor | None) -> None:
         """From now on pages are read off the GUI thread through ``db``."""
@@ -91,7 +97,7 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
     def refresh(self) -> None:
         self._generation += 1
         self._pending_page = False
-        limit = max(self._page, len(self._rows))
+        limit = max(self._page, self._fetched())
         if self._db is None:
             self._apply_first(self._generation, self._first(limit))
             return
@@ -114,19 +120,21 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         self.loaded.emit()
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt signature
-        return not parent.isValid() and not self._pending_page and len(self._rows) < self._total
+        return not parent.isValid() and not self._pending_page and self._fetched() < self._total
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
         if parent.isValid() or self._pending_page:
             return
-        offset, generation = len(self._rows), self._generation
+        offset, generation = self._fetched(), self._generation
+        self._read_page(lambda: self._fetch(offset), lambda rows: self._insert(generation, offset, rows))
+
+    def _read_page(self, read: Callable[[], Page], deliver: Callable[[Page], None]) -> None:
+        """``read`` off the GUI thread (at once without an executor), then ``deliver`` on it."""
         if self._db is None:
-            self._insert(generation, offset, self._fetch(offset))
+            deliver(read())
             return
         self._pending_page = True
-        handle = self._db.query(lambda _services: self._fetch(offset),
-                                lambda rows: self._insert(generation, offset, rows),
-                                name=f"{type(self).__name__} page")
+        handle = self._db.query(lambda _services: read(), deliver, name=f"{type(self).__name__} page")
         if handle is None:
             self._pending_page = False
 
@@ -139,17 +147,27 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         return True
 
     def _insert(self, generation: int, offset: int, rows: list[Row]) -> None:
-        self._pending_page = False
-        if generation != self._generation or offset != len(self._rows):
-            self._after_page.clear()
-            return  # a refresh replaced the rows this page continued
+        if not self._page_arrived(generation, offset):
+            return
         if not rows:
             # The store shrank under us (another import): stop asking for more.
-            self._total = len(self._rows)
+            self._total = self._fetched()
         else:
             self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
             self._rows.extend(rows)
             self.endInsertRows()
+        self._page_done()
+
+    def _page_arrived(self, generation: int, offset: int) -> bool:
+        """A page is in: False (and nobody waits on it any more) when a refresh replaced the
+        rows it continued."""
+        self._pending_page = False
+        if generation != self._generation or offset != self._fetched():
+            self._after_page.clear()
+            return False
+        return True
+
+    def _page_done(self) -> None:
         waiting, self._after_page = self._after_page, []
         for then in waiting:
             then()

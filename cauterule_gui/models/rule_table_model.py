@@ -1,9 +1,12 @@
-"""The rules table: one row per rule with its replay result and review status.
+"""The rules table: one row per rule (or per group of duplicate rules) with its replay result
+and review status.
 
 Lazy and SQL-backed like the trajectory table: the model keeps only the rows fetched so far
-(pages of ``PAGE_SIZE``); filtering, sorting and the choice of run happen in
-``WorkspaceRepository`` (SQL). A refresh keeps the current rule selected by id, so results
-arriving during a replay do not throw the reviewer off their place.
+(pages of ``PAGE_SIZE`` group rows, each page with all its groups' members, so expanding a
+group reads nothing); filtering, sorting and the choice of run happen in
+``WorkspaceRepository`` (SQL), off the GUI thread once the model has its executor. A refresh
+keeps the current rule selected by id, so results arriving during a replay do not throw the
+reviewer off their place.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
-from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
 from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
@@ -56,6 +59,12 @@ def _one_line(text: str) -> str:
 
 
 class RuleTableModel(PagedTableModel[WorkspaceRule]):
+    """Rows are duplicate groups (``WorkspaceRepository.page_groups``): a rule with no
+    duplicate is a group of one; a group of n shows "×n ▸" and its first member's figures,
+    and expands (``expand`` / ``collapse``) into its other members, indented below it.
+    ``_heads`` are the group rows fetched so far (what pages count); ``_rows`` is what the
+    view shows, heads with the members of expanded groups."""
+
     COLUMNS = COLUMNS
 
     def __init__(self, repository: WorkspaceRepository | None = None, parent: Any = None,
@@ -66,14 +75,16 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._scope = WorkspaceScope()
         self._reviewer: str | None = None
         self.unreviewed = 0
-        self._duplicates: Mapping[int, tuple[int, ...]] = {}
+        self.rule_total = 0
+        self._heads: list[WorkspaceRule] = []
+        self._members: dict[str, list[WorkspaceRule]] = {}
+        self._expanded: set[str] = set()
+        self._child: list[bool] = []
         self._reload()
 
     def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
-        """Rules with the same trigger and directive: marked "× n" in the Trigger column."""
-        self._duplicates = groups
-        if self._rows:
-            self.dataChanged.emit(self.index(0, COL_TRIGGER), self.index(len(self._rows) - 1, COL_TRIGGER))
+        """Kept for callers: the groups now come from the table's own SQL (``page_groups``),
+        which groups within the current filter and run; nothing to redraw."""
 
     # -- public API --------------------------------------------------------------------
     def set_repository(self, repository: WorkspaceRepository | None) -> None:
@@ -107,16 +118,86 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
     def rule(self, row: int) -> WorkspaceRule | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
+    def is_group(self, row: int) -> bool:
+        """A collapsed or expanded group row of two or more duplicates."""
+        return 0 <= row < len(self._rows) and not self._child[row] and self._rows[row].group_size > 1
+
+    def is_member(self, row: int) -> bool:
+        return 0 <= row < len(self._child) and self._child[row]
+
+    def is_expanded(self, row: int) -> bool:
+        return self.is_group(row) and self._rows[row].group_key in self._expanded
+
+    def rules_of_rows(self, rows: list[int]) -> list[WorkspaceRule]:
+        """The rules a selection stands for: a collapsed group's row stands for every member
+        (a decision on the group applies to each rule); each rule once, in row order."""
+        found: dict[int, WorkspaceRule] = {}
+        for row in sorted(rows):
+            item = self.rule(row)
+            if item is None:
+                continue
+            group = [item]
+            if self.is_group(row) and not self.is_expanded(row):
+                group = self._members.get(item.group_key or "", [item])
+            for member in group:
+                found.setdefault(member.rule_id, member)
+        return list(found.values())
+
     def row_of_rule(self, rule_id: int) -> int | None:
+        """The rule's row; a member of a collapsed group is shown (its group expands)."""
         for row, item in enumerate(self._rows):
             if item.rule_id == rule_id:
                 return row
+        for row, item in enumerate(self._rows):
+            members = self._members.get(item.group_key or "", []) if self.is_group(row) else []
+            if any(m.rule_id == rule_id for m in members):
+                self.expand(row)
+                return next(r for r in range(row, len(self._rows)) if self._rows[r].rule_id == rule_id)
         return None
+
+    def expand(self, row: int) -> bool:
+        if not self.is_group(row) or self.is_expanded(row):
+            return False
+        key = self._rows[row].group_key or ""
+        children = [m for m in self._members.get(key, []) if m.rule_id != self._rows[row].rule_id]
+        self._expanded.add(key)
+        self.dataChanged.emit(self.index(row, COL_TRIGGER), self.index(row, COL_TRIGGER))
+        if children:
+            self.beginInsertRows(QModelIndex(), row + 1, row + len(children))
+            self._rows[row + 1:row + 1] = children
+            self._child[row + 1:row + 1] = [True] * len(children)
+            self.endInsertRows()
+        return True
+
+    def collapse(self, row: int) -> bool:
+        """Collapse the group of this row (a group row or one of its members); True if it was open."""
+        while self.is_member(row):
+            row -= 1
+        if not self.is_expanded(row):
+            return False
+        end = row + 1
+        while end < len(self._rows) and self._child[end]:
+            end += 1
+        self._expanded.discard(self._rows[row].group_key or "")
+        if end > row + 1:
+            self.beginRemoveRows(QModelIndex(), row + 1, end - 1)
+            del self._rows[row + 1:end]
+            del self._child[row + 1:end]
+            self.endRemoveRows()
+        self.dataChanged.emit(self.index(row, COL_TRIGGER), self.index(row, COL_TRIGGER))
+        return True
+
+    def group_row(self, row: int) -> int:
+        """The group row a member row belongs to (itself for a group row)."""
+        while self.is_member(row):
+            row -= 1
+        return row
 
     def fetch_all(self) -> None:
         """Every row, now, on this thread (screenshots only: they need the whole table at once)."""
-        while len(self._rows) < self._total:
-            self._insert(self._generation, len(self._rows), self._fetch(len(self._rows)))
+        while len(self._heads) < self._total:
+            offset = len(self._heads)
+            self._insert_page(self._generation, offset, self._page_at(offset))
 
     def colours_changed(self) -> None:
         if self._rows:
@@ -124,33 +205,84 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
 
     # -- loading -----------------------------------------------------------------------
     def _first(self, limit: int) -> FirstPage[WorkspaceRule]:
+        """The first ``limit`` group rows with every member of those groups (one query); may run
+        on the database thread, so it reads and never touches the rows shown."""
         if self._repo is None:
-            return FirstPage(0, [], {"unreviewed": 0})
-        page = self._repo.page(self._scope, self._filter, self._reviewer, order_by=self._order_by,
-                               descending=self._descending, offset=0, limit=limit)
-        return FirstPage(page.total, list(page.rows), {"unreviewed": page.unreviewed})
+            return FirstPage(0, [], {"unreviewed": 0, "rule_total": 0, "members": {}})
+        page = self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
+                                      descending=self._descending, offset=0, limit=limit)
+        rule_total = page.rules if page.rules >= 0 else page.total
+        return FirstPage(page.total, list(page.rows),
+                         {"unreviewed": page.unreviewed, "rule_total": rule_total, "members": page.members})
 
     def _apply_extra(self, extra: dict[str, Any]) -> None:
+        # Inside the reset, on the GUI thread: ``_rows`` holds the heads; lay out the expanded groups.
         self.unreviewed = int(extra.get("unreviewed", 0))
+        self.rule_total = int(extra.get("rule_total", 0))
+        self._heads, self._members = list(self._rows), {}
+        laid = self._lay_out(self._heads, extra.get("members", {}))
+        self._rows = [r for r, _c in laid]
+        self._child = [c for _r, c in laid]
+
+    def _fetched(self) -> int:
+        return len(self._heads)  # pages count group rows, not the members shown under them
+
+    def _page_at(self, offset: int) -> RulePage | None:
+        if self._repo is None:
+            return None
+        return self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
+                                      descending=self._descending, offset=offset, limit=self._page)
 
     def _fetch(self, offset: int) -> list[WorkspaceRule]:
-        if self._repo is None:
-            return []
-        return self._repo.list_rules(self._scope, self._filter, self._reviewer, order_by=self._order_by,
-                                     descending=self._descending, offset=offset, limit=self._page)
+        page = self._page_at(offset)
+        return [] if page is None else page.rows
+
+    def _lay_out(self, heads: list[WorkspaceRule],
+                 members: Mapping[str, list[WorkspaceRule]]) -> list[tuple[WorkspaceRule, bool]]:
+        """Take in group rows with their members (read with them, so expanding a group needs no
+        SQL); the rows to show, (rule, is a member), with the expanded groups laid out."""
+        self._members.update(members)
+        laid: list[tuple[WorkspaceRule, bool]] = []
+        for head in heads:
+            laid.append((head, False))
+            if head.group_size > 1 and head.group_key in self._expanded:
+                laid += [(m, True) for m in self._members.get(head.group_key, []) if m.rule_id != head.rule_id]
+        return laid
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        if parent.isValid() or self._pending_page:
+            return
+        offset, generation = len(self._heads), self._generation
+        self._read_page(lambda: self._page_at(offset), lambda page: self._insert_page(generation, offset, page))
+
+    def _insert_page(self, generation: int, offset: int, page: RulePage | None) -> None:
+        if not self._page_arrived(generation, offset):
+            return
+        if page is None or not page.rows:
+            self._total = len(self._heads)  # the store shrank under us: stop asking for more
+        else:
+            self._heads.extend(page.rows)
+            laid = self._lay_out(list(page.rows), page.members)
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(laid) - 1)
+            self._rows.extend(r for r, _c in laid)
+            self._child.extend(c for _r, c in laid)
+            self.endInsertRows()
+        self._page_done()
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         item = self._rows[index.row()]
         column = index.column()
-        group = self._duplicates.get(item.rule_id, ()) if column == COL_TRIGGER else ()
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"×{len(group)} " + display(item, column) if group else display(item, column)
+            return self._prefix(index.row()) + display(item, column) if column == COL_TRIGGER else display(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if group:
-                return plain_tooltip(f"{item.trigger}\n\n× {len(group)} rules say this (same trigger and "
-                                     "directive): press G to select them all, then A / R / D decide on each")
+            if column == COL_TRIGGER and self.is_group(index.row()):
+                return plain_tooltip(
+                    f"{item.trigger}\n\n× {item.group_size} rules say this (same trigger and directive), "
+                    f"{item.group_unreviewed} unreviewed. The row shows the first of them. → / ← expand and "
+                    "collapse; with the group collapsed, A / R / D decide on each of its rules "
+                    "(one decision and audit event per rule)")
             return _tooltip(item, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -163,12 +295,23 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 return None
             return found.background if role == Qt.ItemDataRole.BackgroundRole else found.foreground
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{COLUMNS[column][0]}: {display(item, column)}"
+            text = display(item, column)
+            if column == COL_TRIGGER and self.is_group(index.row()):
+                text = f"group of {item.group_size} duplicate rules, " + \
+                    ("expanded" if self.is_expanded(index.row()) else "collapsed") + f": {text}"
+            return f"{COLUMNS[column][0]}: {text}"
         if role == RULE_ID_ROLE:
             return item.rule_id
         if role == ROW_ROLE:
             return item
         return None
+
+    def _prefix(self, row: int) -> str:
+        if self.is_member(row):
+            return "    ↳ "
+        if self.is_group(row):
+            return f"×{self._rows[row].group_size} " + ("▾ " if self.is_expanded(row) else "▸ ")
+        return ""
 
 
 def display(item: WorkspaceRule, column: int) -> str:

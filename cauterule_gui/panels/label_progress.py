@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from core.labels.model import LabelFilter
+from core.domain.labels import LabelFilter
 
 from cauterule_gui.jobs.runner import JobPool, JobRunner
 

@@ -48,15 +48,21 @@ LAYOUT = {  # name -> (row, column, column span)
 
 def dashboard_data(store: Any, run_id: int | None = None, semantic: bool = False,
                    cancel: Any = None) -> dict[str, Any]:
-    """Everything the dashboard draws, as the report dict (with the ruler). Pure core work."""
+    """Everything the dashboard draws, as the report dict (with the ruler). Core work, except
+    that the semantic comparators' vectors come from a replay child through the store's
+    vector cache (``RemoteEmbedder``): the window process never loads the embedding model."""
+    from core.embeddings import EmbeddingUnavailable
     from core.metrics.ruler.suite import check_ruler
     from core.report import build_report
 
+    from cauterule_gui.jobs.remote_embedder import RemoteEmbedder
+
     embed, note = None, None
     if semantic:
-        from core.replaying import make_embedder
-
-        embed, note = make_embedder(store)
+        try:
+            embed = RemoteEmbedder(store=store.path).load()
+        except EmbeddingUnavailable as error:
+            note = str(error)
     if cancel is not None and cancel.is_set():
         raise InterruptedError("cancelled")
     suite = check_ruler(store, run_id, embed=embed, semantic_note=note)

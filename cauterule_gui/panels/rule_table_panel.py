@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -143,6 +144,9 @@ class RuleTablePanel(QWidget):
         model.modelAboutToBeReset.connect(
             lambda: setattr(self, "_before_reset", (self.current_rule_id(), self.view.currentIndex().row())))
         model.loaded.connect(self._on_loaded)
+        # Duplicate groups: → / ← expand and collapse the current group; a double click toggles.
+        self.view.installEventFilter(self)
+        self.view.doubleClicked.connect(lambda index: self.toggle_group(index.row()))
 
     def set_executor(self, db: DatabaseExecutor | None) -> None:
         """Rows and filter choices are read off the GUI thread through ``db`` from now on."""
@@ -156,7 +160,7 @@ class RuleTablePanel(QWidget):
             after[0]()
         elif self._before_reset[0] is not None:
             # A refresh nobody waited for (the reviewer changed, a store refresh), or the reviewer
-        # moved to another rule while the rows were read: stay where they are now.
+            # moved to another rule while the rows were read: stay where they are now.
             keep, row = self._before_reset
             self._reselect(keep, row if row >= 0 else None)
 
@@ -250,6 +254,31 @@ class RuleTablePanel(QWidget):
         self.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.text_edit.selectAll()
 
+    # -- duplicate groups ----------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.view and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            row = self.view.currentIndex().row()
+            if event.key() == Qt.Key.Key_Right and self.model.is_group(row):
+                self.model.expand(row)
+                return True
+            if event.key() == Qt.Key.Key_Left and (self.model.is_expanded(row) or self.model.is_member(row)):
+                self.collapse_group(row)
+                return True
+        return super().eventFilter(watched, event)
+
+    def toggle_group(self, row: int) -> None:
+        if self.model.is_expanded(row):
+            self.collapse_group(row)
+        elif self.model.is_group(row):
+            self.model.expand(row)
+
+    def collapse_group(self, row: int) -> None:
+        """Collapse the group of ``row``; the selection moves to the group's row."""
+        head = self.model.group_row(row)
+        if self.model.collapse(head):
+            self.select_row(head)
+
     # -- selection ---------------------------------------------------------------------
     def current_rule(self) -> WorkspaceRule | None:
         index = self.view.currentIndex()
@@ -262,7 +291,7 @@ class RuleTablePanel(QWidget):
 
     def selected_rule_ids(self) -> list[int]:
         rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
-        ids = [r.rule_id for r in (self.model.rule(row) for row in rows) if r is not None]
+        ids = [r.rule_id for r in self.model.rules_of_rows(rows)]  # a collapsed group: all its rules
         current = self.current_rule_id()
         return ids or ([current] if current is not None else [])
 
@@ -339,7 +368,7 @@ class RuleTablePanel(QWidget):
         if self._repo is None:
             self.progress_label.setText("")
             return
-        total = self.model.total
+        total = self.model.rule_total  # rules, not rows: a group row stands for several
         self.progress_label.setText(f"{total - self.model.unreviewed:,} / {total:,} reviewed")
 
     # -- settings ----------------------------------------------------------------------

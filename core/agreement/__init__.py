@@ -11,32 +11,60 @@ transaction):
 * results: ``session_result``, ``agreement_gate_for_run``, ``unblinded_summary``
 * team: ``export_reviewer``, ``import_file``, ``judgement_agreement``, ``label_agreement``,
   ``adjudicate``
-
-Submodules are imported on first use (the store layer imports ``core.agreement.model``).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from core.agreement.blind import BlindView, rule_sentence, trajectory_text
+from core.agreement.merge import MergeReport, export_reviewer, import_file
+from core.agreement.results import SessionResult, agreement_gate_for_run, gate_state, session_result, unblinded_summary
+from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
+from core.agreement.session import (
+    RunNotUsable,
+    SessionPreview,
+    commit_judgement,
+    create_session,
+    judging_view,
+    list_sessions,
+    next_item,
+    preview_session,
+    progress,
+    reveal,
+)
+from core.agreement.sizing import SizePlan, expected_half_width, n_for_half_width, plan_size
+from core.agreement.team import adjudicate, judgement_agreement, label_agreement
 
-_LAZY = {
-    "expected_half_width": "sizing", "n_for_half_width": "sizing", "plan_size": "sizing", "SizePlan": "sizing",
-    "preview_session": "session", "create_session": "session", "next_item": "session",
-    "commit_judgement": "session", "reveal": "session", "progress": "session", "list_sessions": "session",
-    "SessionPreview": "session", "RunNotUsable": "session", "judging_view": "session",
-    "BlindView": "blind", "rule_sentence": "blind", "trajectory_text": "blind",
-    "scope_agreement": "scope", "scoped_recall": "scope", "ScopeAgreement": "scope", "ScopedRecall": "scope",
-    "session_result": "results", "agreement_gate_for_run": "results", "unblinded_summary": "results",
-    "SessionResult": "results", "gate_state": "results",
-    "export_reviewer": "merge", "import_file": "merge", "judgement_agreement": "team", "label_agreement": "team",
-    "adjudicate": "team", "MergeReport": "merge",
-}
-
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f"core.agreement.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'core.agreement' has no attribute {name!r}")
+__all__ = [
+    "BlindView",
+    "MergeReport",
+    "RunNotUsable",
+    "ScopeAgreement",
+    "ScopedRecall",
+    "SessionPreview",
+    "SessionResult",
+    "SizePlan",
+    "adjudicate",
+    "agreement_gate_for_run",
+    "commit_judgement",
+    "create_session",
+    "expected_half_width",
+    "export_reviewer",
+    "gate_state",
+    "import_file",
+    "judgement_agreement",
+    "judging_view",
+    "label_agreement",
+    "list_sessions",
+    "n_for_half_width",
+    "next_item",
+    "plan_size",
+    "preview_session",
+    "progress",
+    "reveal",
+    "rule_sentence",
+    "scope_agreement",
+    "scoped_recall",
+    "session_result",
+    "trajectory_text",
+    "unblinded_summary",
+]

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core.agreement.model import CANT_TELL, BlindItem
+from core.domain.agreement import CANT_TELL, BlindItem
 
 MASK = "[hidden]"
 # Words that name a corpus role, an expected outcome or a replay bucket.

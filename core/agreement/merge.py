@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.agreement.model import QUESTION_SINGLE, PopulationItem
-from core.labels.model import LabelText, TrajectoryKey
+from core.domain.agreement import QUESTION_SINGLE, PopulationItem
+from core.domain.labels import LabelText, TrajectoryKey
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
+from core.store.transaction import one_transaction
 from core.timeutil import utc_now
 
 FORMAT = "cauterule-workbench/team-export"
@@ -77,7 +78,7 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
                 for i in agreement.items_with_answers(info.id)
             ],
         })
-    payload = {
+    payload: dict[str, Any] = {
         "format": FORMAT, "version": FORMAT_VERSION, "reviewer": reviewer, "exported_at": utc_now(),
         "labels": labels, "adjudications": adjudications, "sessions": sessions,
         "judgements": [
@@ -117,7 +118,11 @@ def _where(key: TrajectoryKey) -> str:
 
 
 def import_file(store: Store, path: Path | str, importer: str) -> MergeReport:
-    """Merge another reviewer's export into this store; conflicts are reported, never overwritten."""
+    """Merge another reviewer's export into this store; conflicts are reported, never overwritten.
+
+    The whole merge is one transaction: a file that fails midway (a malformed entry, a disk
+    error) leaves the store exactly as it was, never half merged.
+    """
     source = Path(path)
     try:
         payload = json.loads(source.read_text(encoding="utf-8"))
@@ -127,7 +132,16 @@ def import_file(store: Store, path: Path | str, importer: str) -> MergeReport:
         raise BadTeamFile(f"{source}: not a Workbench team export")
     if int(payload.get("version", 0)) > FORMAT_VERSION:
         raise BadTeamFile(f"{source}: written by a newer Workbench (format version {payload.get('version')})")
-    origin = f"import:{source.name}"
+    try:
+        with one_transaction(store) as tx:
+            return _merge(tx, payload, f"import:{source.name}", importer)
+    except (KeyError, TypeError, AttributeError) as error:
+        # A hand-edited or truncated file: name it and what is missing; nothing was merged.
+        what = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+        raise BadTeamFile(f"{source}: a malformed entry ({what}); nothing was imported") from error
+
+
+def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) -> MergeReport:
     labels = LabelRepository(store)
     added: dict[str, int] = defaultdict(int)
     same: dict[str, int] = defaultdict(int)

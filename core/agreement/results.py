@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.agreement.model import (
+from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
+from core.domain.agreement import (
     CANT_TELL,
     DEFAULT_GATE,
     EVIDENCE_ANSWERS,
@@ -29,7 +30,6 @@ from core.agreement.model import (
     Judgement,
     SessionInfo,
 )
-from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
 from core.metrics.interrater import ConfusionMatrix, KappaResult, cohens_kappa, confusion_matrix, grouped_kappa
 from core.metrics.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
@@ -214,7 +214,7 @@ class SessionResult:
         total = sum(sizes.values())
         if not total:
             return None
-        return sum(sizes[s] / total * rates[s] for s in sizes)  # type: ignore[operator]
+        return sum(sizes[s] / total * rates[s] for s in sizes)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.session

@@ -24,7 +24,7 @@ import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from core.agreement.model import PopulationItem
+from core.domain.agreement import PopulationItem
 
 ALLOCATIONS = ("proportional", "equal")
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.agreement.model import CANT_TELL, IN_SCOPE, Judgement
+from core.domain.agreement import CANT_TELL, IN_SCOPE, Judgement
 from core.metrics.wilson import Rate
 
 Z_BONFERRONI_2 = 2.241403  # Phi^-1(1 - 0.05 / 4): two 97.5 % intervals hold together with >= 95 %

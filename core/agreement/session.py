@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.agreement.blind import BlindView, blind_view
-from core.agreement.model import DEFAULT_GATE, QUESTION_FIRING_SCOPE, BlindItem, Progress, Reveal, SessionInfo
 from core.agreement.sampling import stratified_sample
 from core.agreement.sizing import DEFAULT_ASSUMED_P, DEFAULT_HALF_WIDTH, SizePlan, plan_size
+from core.domain.agreement import DEFAULT_GATE, QUESTION_FIRING_SCOPE, BlindItem, Progress, Reveal, SessionInfo
 from core.store.agreement_population import as_firing
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store

@@ -20,10 +20,10 @@ from core.agreement.merge import (  # noqa: F401  (re-exported)
     export_reviewer,
     import_file,
 )
-from core.agreement.model import CANT_TELL
+from core.domain.agreement import CANT_TELL
+from core.domain.labels import Adjudication, LabelText, strip_when
 from core.labels.feedback import score_against
-from core.labels.model import Adjudication, LabelText, strip_when
-from core.metrics.extraction import EmbedFn
+from core.metrics.extraction import AGREEMENT_THRESHOLD, EmbedFn
 from core.metrics.interrater import (
     AlphaResult,
     FleissResult,
@@ -204,7 +204,7 @@ def label_agreement(store: Store, corpus: str | None = None, embed: EmbedFn | No
     return LabelAgreementResult(
         reviewers=tuple(sorted({lb.reviewer for ls in by_trajectory.values() if len(ls) > 1 for lb in ls})),
         trajectories=multi, pairs=n, agreement=Rate.of(sum(p.agreement for p in pairs), n),
-        token_agree=Rate.of(sum(p.token_f1 >= 0.6 for p in pairs), n), identical=Rate.of(identical, multi),
+        token_agree=Rate.of(sum(p.token_f1 >= AGREEMENT_THRESHOLD for p in pairs), n), identical=Rate.of(identical, multi),
         mean_token_f1=(sum(p.token_f1 for p in pairs) / n) if n else None,
         mean_directive_f1=(sum(p.directive_f1 for p in pairs) / n) if n else None,
         agreement_basis="semantic" if embed is not None else "lexical", disagreements=tuple(disagreements),

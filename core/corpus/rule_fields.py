@@ -25,7 +25,7 @@ def as_float(value: object) -> float | None:
 
 def _as_int(value: object) -> int | None:
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload, no-any-return]
     except (TypeError, ValueError, OverflowError):
         return None
 
@@ -94,7 +94,7 @@ def _str_list(doc: Mapping[str, Any], key: str, path: str) -> Iterator[FieldProb
 def _iterable_items(value: object) -> list[Any] | None:
     """What Python iteration yields for a YAML value (strings iterate into characters)."""
     try:
-        return list(value)  # type: ignore[call-overload]
+        return list(value)  # type: ignore[call-overload, no-any-return]
     except TypeError:
         return None
 

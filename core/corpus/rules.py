@@ -105,7 +105,7 @@ def _read(raw: bytes, file: str) -> RuleFileResult:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        line: int | None = raw.count(b"\n", 0, exc.start) + 1
         issue = RecordIssue(file, line, None, f"invalid UTF-8 at byte {exc.start + 1}")
         return RuleFileResult(file, "unreadable", None, [issue], raw.decode("utf-8", errors="replace"))
     if surrogate_field(text) is not None:

@@ -132,7 +132,7 @@ def effective_trajectory_id(obj: Mapping[str, Any]) -> tuple[str, str]:
 def int_like_reference(value: object) -> int | None:
     """``int(value)`` as the reference applies it to step numbers; None when it raises."""
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload, no-any-return]
     except (TypeError, ValueError, OverflowError):
         return None
 

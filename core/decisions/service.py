@@ -30,25 +30,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.domain.errors import ApprovalRefused, BrokenNotOpened, PromotionError, ReasonRequired
 from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
 from core.promotion.gates import Gate, agreement_gate
 from core.store.engine import Store
 from core.store.promotion_adopt import adopt_imported_in, find_imported, promotion_exists
 from core.store.promotion_repo import (
-    BrokenNotOpened,
     Promotion,
-    PromotionError,
     PromotionRepository,
     active_in,
     promote_in,
     refuse_unreviewed_broken,
     retire_in,
     supersede_in,
-    waivers_in,
 )
 from core.store.replay_repo import ReplayRepository, StoredResult
-from core.store.review_repo import ApprovalRefused, Decision, ReasonRequired, write_decision, write_waiver
+from core.store.review_repo import Decision, waivers_in, write_decision, write_waiver
 from core.store.rule_repo import RuleRepository
 from core.timeutil import utc_now
 

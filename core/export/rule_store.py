@@ -116,7 +116,7 @@ def standing_rule_document(store: Store, promotion: Promotion, notes: list[str] 
     if rule is None or version is None:
         raise RuleStoreExportError(f"{promotion.standing_id}: its rule is no longer in the store")
     data = _imported_data(store, promotion.rule_id)
-    imported_prov = data.get("provenance") if isinstance(data.get("provenance"), Mapping) else {}
+    imported_prov: Mapping[str, Any] = data["provenance"] if isinstance(data.get("provenance"), Mapping) else {}
     when: dict[str, Any] = {"trigger": version.trigger}
     if version.context:
         when["context"] = list(version.context)
@@ -210,7 +210,7 @@ def index_document(documents: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _dump(document: Any) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
 
 
 def _write_atomic(target: Path, content: str) -> None:

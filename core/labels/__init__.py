@@ -13,9 +13,7 @@ save is one committed transaction):
 
 from __future__ import annotations
 
-from typing import Any
-
-from core.labels.model import (
+from core.domain.labels import (
     Adjudication,
     GroundTruth,
     Label,
@@ -27,26 +25,12 @@ from core.labels.model import (
     TrajectoryKey,
     label_warnings,
 )
+from core.labels.accuracy import CorpusAccuracy, corpus_accuracy
+from core.labels.export import LabelExportSummary, export_labels
+from core.labels.feedback import CandidateFeedback, LabelFeedback, label_feedback
 
 __all__ = [
     "Adjudication", "CandidateFeedback", "CorpusAccuracy", "GroundTruth", "Label", "LabelExportSummary",
     "LabelFeedback", "LabelFilter", "LabelHistoryEntry", "LabelQueueRow", "LabelText", "SaveResult",
     "TrajectoryKey", "corpus_accuracy", "export_labels", "label_feedback", "label_warnings",
 ]
-
-# The store layer imports ``core.labels.model``; the modules below import the store, so they
-# load on first use to keep the import graph acyclic.
-_LAZY = {
-    "CorpusAccuracy": "core.labels.accuracy", "corpus_accuracy": "core.labels.accuracy",
-    "LabelExportSummary": "core.labels.export", "export_labels": "core.labels.export",
-    "CandidateFeedback": "core.labels.feedback", "LabelFeedback": "core.labels.feedback",
-    "label_feedback": "core.labels.feedback",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'core.labels' has no attribute {name!r}")

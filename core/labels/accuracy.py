@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.domain.labels import GroundTruth, LabelText
 from core.labels.feedback import EXTRACTED_KINDS, score_against
-from core.labels.model import GroundTruth, LabelText
 from core.metrics.extraction import EmbedFn, ExtractionAccuracy, ExtractionScore, aggregate, parse_expected_rule
+from core.metrics.registry import MEAN_METRICS
 from core.store.dto import RuleInfo
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
@@ -112,8 +113,9 @@ def corpus_accuracy(
         rows.append(AccuracyRow(pk, truth.source, truth.sentence, rule.id, rule.origin, score))
         sources[truth.source] += 1
     accuracy = aggregate([r.score for r in rows], excluded=no_truth + no_rule + no_candidate)
-    if embed is None:
-        accuracy = replace(accuracy, semantic_f1=None)
+    if embed is None:  # the registry's null rule: a mean that needs the model is unmeasured without one
+        unmeasured: dict[str, Any] = {m.key: None for m in MEAN_METRICS if m.needs_model}
+        accuracy = replace(accuracy, **unmeasured)
     return CorpusAccuracy(
         corpus=corpus, reviewer=reviewer, accuracy=accuracy,
         semantic_state="on" if embed is not None else "unavailable",

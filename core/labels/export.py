@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.corpus.writer import dump_record
+from core.domain.labels import label_warnings
 from core.export.atomic import staged_folder
 from core.export.trajectories import UnknownCorpusError
-from core.labels.model import label_warnings
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.labels.model import LabelText, strip_when
+from core.domain.labels import LabelText, strip_when
 from core.matching.profile import REFERENCE_0_3_1, REFERENCE_0_3_1_SEMANTIC
 from core.metrics.extraction import (
     AGREEMENT_THRESHOLD,

@@ -52,13 +52,13 @@ class Suggestion:
 
 
 def build_prompt(record: Mapping[str, Any]) -> str:
-    steps = record.get("steps") if isinstance(record.get("steps"), list) else []
+    steps: list[Any] = record["steps"] if isinstance(record.get("steps"), list) else []
     lines = [
         f"Step {s.get('step_number', i + 1)}: tool={s.get('tool')} input={s.get('input') or ''} "
         f"output={s.get('output') or ''} error={s.get('error') or ''}"
         for i, s in enumerate(steps) if isinstance(s, Mapping)
     ]
-    tags = record.get("tags") if isinstance(record.get("tags"), list) else []
+    tags: list[Any] = record["tags"] if isinstance(record.get("tags"), list) else []
     return "\n".join([
         "You extract one actionable standing rule from an agent failure.",
         f"Task: {record.get('task')}",

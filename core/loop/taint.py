@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.corpus.validation import parse_strict_bool
-from core.store.review_repo import ApprovalRefused
+from core.domain.errors import ApprovalRefused
 
 MARKERS: tuple[str, ...] = (
     "ignore previous instructions", "ignore all previous", "ignore the above", "disregard previous",

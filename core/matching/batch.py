@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -76,7 +77,7 @@ class BatchScores:
 
     def matched(self, threshold: float) -> np.ndarray:
         """bool [R, T] = ``decide(...).matched`` (``rule_matches_with_score``)."""
-        return self.blocked_by(threshold) == 0
+        return np.asarray(self.blocked_by(threshold) == 0)
 
     def decision_score(self) -> np.ndarray:
         """The score ``rule_matches_with_score`` returns: 0.0 where the prefilter blocks."""
@@ -110,7 +111,7 @@ def round_like_python(values: np.ndarray, digits: int) -> np.ndarray:
     return out
 
 
-def _rule_matrix(sets: Iterable[Iterable], index: dict, n_rows: int) -> sparse.csr_matrix:
+def _rule_matrix(sets: Iterable[Iterable[Any]], index: dict[Any, int], n_rows: int) -> sparse.csr_matrix:
     rows = ([index[t] for t in items if t in index] for items in sets)
     return _binary(rows, n_rows, len(index))
 
@@ -125,7 +126,7 @@ def _needle_matrix(
     position = {n: i for i, n in enumerate(needles)}
     rule_x_needle = _rule_matrix(per_rule, position, n_rules)
     present = sparse.csr_matrix(np.vstack([presence[n] for n in needles]).astype(np.float64))
-    return (rule_x_needle @ present).toarray() > 0
+    return np.asarray((rule_x_needle @ present).toarray() > 0)
 
 
 def score_matrix(

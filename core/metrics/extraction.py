@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,9 +21,10 @@ from core.matching.profile import REFERENCE_0_3_1, MatcherProfile
 from core.matching.score import RuleText, explain
 from core.matching.text import embedding_key, normalize
 from core.matching.views import TrajectoryViews
+from core.metrics.registry import AGREEMENT_THRESHOLD as AGREEMENT_THRESHOLD  # declared there, re-exported
+from core.metrics.registry import EXTRACTION_METRICS, MEAN_METRICS, RATE_METRICS
 from core.metrics.wilson import Rate
 
-AGREEMENT_THRESHOLD = 0.6
 _SPLIT = re.compile(r"[^a-z0-9]+")
 # The metric's own tokenizer (not the matcher's): 19 stop words, no stemming.
 _STOP = frozenset(
@@ -150,15 +152,11 @@ class ExtractionAccuracy:
         def r(v: float | None) -> float | None:
             return None if v is None else round(v, 4)
 
-        return {
-            "n": self.n,
-            "excluded": self.excluded,
-            "token_f1": r(self.token_f1),
-            "semantic_f1": r(self.semantic_f1),
-            "directive_f1": r(self.directive_f1),
-            "token_agree": self.token_agree.to_dict(),
-            "agreement": self.agreement.to_dict(),
-        }
+        out: dict[str, object] = {"n": self.n, "excluded": self.excluded}
+        for m in EXTRACTION_METRICS:  # the registry's order and keys
+            value = getattr(self, m.key)
+            out[m.key] = r(value) if m.aggregate == "mean" else value.to_dict()
+        return out
 
 
 def measure(
@@ -189,12 +187,7 @@ def aggregate(scores: Sequence[ExtractionScore], excluded: int = 0) -> Extractio
     def mean(values: Iterable[float]) -> float | None:
         return (sum(values) / n) if n else None
 
-    return ExtractionAccuracy(
-        n=n,
-        token_f1=mean(s.token_f1 for s in scores),
-        semantic_f1=mean(s.semantic_f1 for s in scores),
-        directive_f1=mean(s.directive_f1 for s in scores),
-        token_agree=Rate.of(sum(1 for s in scores if s.token_agree), n),
-        agreement=Rate.of(sum(1 for s in scores if s.agreement), n),
-        excluded=excluded,
-    )
+    # Each metric aggregates the way the registry declares: a mean of per-pair values, or a rate.
+    parts: dict[str, Any] = {m.key: mean(float(m.score(s)) for s in scores) for m in MEAN_METRICS}
+    parts.update({m.key: Rate.of(sum(1 for s in scores if m.score(s)), n) for m in RATE_METRICS})
+    return ExtractionAccuracy(n=n, excluded=excluded, **parts)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, TypeVar
@@ -280,14 +280,14 @@ def krippendorff_alpha_nominal(
 
 
 def _alpha(units: Sequence[Sequence[Hashable]]) -> tuple[float | None, int, float | None, float | None]:
-    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    coincidence: dict[tuple[Hashable, Hashable], float] = defaultdict(float)
     for values in units:
         m = len(values)
         for i in range(m):
             for j in range(m):
                 if i != j:
                     coincidence[(values[i], values[j])] += 1.0 / (m - 1)
-    totals: Counter[Hashable] = Counter()
+    totals: dict[Hashable, float] = defaultdict(float)
     for (c, _k), o in coincidence.items():
         totals[c] += o
     n = sum(totals.values())
@@ -331,7 +331,7 @@ def counts_table(reliability_data: Sequence[Sequence[Rating]], complete_only: bo
 
 # -- kappa when the item kind fixes the vocabulary ----------------------------------------
 def grouped_kappa(
-    groups: dict[str, tuple[Sequence[str], Sequence[str]]], reps: int = 2000, seed: int = 20260913,
+    groups: Mapping[str, tuple[Sequence[str], Sequence[str]]], reps: int = 2000, seed: int = 20260913,
 ) -> KappaResult:
     """Cohen's kappa over groups whose answer vocabularies differ (e.g. verdicts vs buckets).
 

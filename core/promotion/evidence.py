@@ -141,7 +141,7 @@ def compare(store: Store, promotion: Promotion, run_id: int | None = None) -> St
             ref = None
     else:
         ref = repo.newest_complete_result_for_version(promotion.rule_version_id)
-    base = dict(standing_id=promotion.standing_id, rule_id=promotion.rule_id, approved_run_id=approved_run,
+    base: dict[str, Any] = dict(standing_id=promotion.standing_id, rule_id=promotion.rule_id, approved_run_id=approved_run,
                 verdict_before=evidence.get("verdict"), rule_edited=edited)
     edited_note = " The rule's text was edited after approval; the approval covers the older version." if edited else ""
     if ref is None or ref.run_id == approved_run:

@@ -294,7 +294,7 @@ def _duplicates(sim: Similarity, candidates: list[RuleTexts], approved: list[Rul
     scores = sim.matrix([c.trigger for c in candidates], [a.trigger for a in approved])
     gates: dict[int, Gate] = {}
     for i, cand in enumerate(candidates):
-        found = []
+        found: list[dict[str, Any]] = []
         for j, other in enumerate(approved):
             if other.rule_id == cand.rule_id:
                 continue

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from core.domain.errors import ApprovalRefused, PromotionError, ReasonRequired
 from core.store.engine import Store
-from core.store.promotion_repo import Promotion, PromotionError
-from core.store.review_repo import ApprovalRefused, Decision, ReasonRequired
+from core.store.promotion_repo import Promotion
+from core.store.review_repo import Decision
 
 EXTRACTED_BY = "cauterule-workbench"
 

@@ -39,7 +39,7 @@ class Similarity:
         if self.embed is not None:
             vectors = self.embed(list(left) + list(right))
             a, b = vectors[: len(left)], vectors[len(left):]
-            return np.clip(a @ b.T, -1.0, 1.0)
+            return np.asarray(np.clip(a @ b.T, -1.0, 1.0))
         lt = [tokens(t) for t in left]
         rt = [tokens(t) for t in right]
         return np.array([[set_f1(x, y) for y in rt] for x in lt], dtype=np.float32)

@@ -57,4 +57,4 @@ def fallback_conflict(rules: Sequence[ReplayRule], traj_codes: np.ndarray) -> np
     """[R, T] bool: both groups known (trajectory from ``domain``) and different."""
     r = np.array([_code(trigger_group(rule.trigger)) for rule in rules], dtype=np.int32)[:, None]
     t = np.asarray(traj_codes, dtype=np.int32)[None, :]
-    return (r >= 0) & (t >= 0) & (r != t)
+    return np.asarray((r >= 0) & (t >= 0) & (r != t))

@@ -18,6 +18,7 @@ import numpy as np
 
 from core.metrics.wilson import wilson_interval
 from core.replay import matcher_bridge as mb
+from core.replay import view_cache
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, rule_pools
@@ -45,6 +46,10 @@ _BUCKET_NAME = {
 }
 TARGET_PAIRS_PER_CHUNK = 32_768
 FIRST_CHUNK_RULES = 4
+# The first chunk holds at least FIRST_CHUNK_RULES rules, more while it stays under this many
+# pairs (a few ms of scoring): first results still show within moments, and a small run is
+# not cut into chunks whose fixed cost (sparse set-up, one transaction each) outweighs them.
+FIRST_CHUNK_PAIRS = 16_384
 
 
 class CancelToken(Protocol):
@@ -108,8 +113,14 @@ def replay(
     if cancel is not None and cancel.is_set():
         return finish("cancelled", [], 0)
 
-    views = [mb.views_for(t.record, matcher) for t in trajectories]
-    view_index = mb.index_views(views, prune)
+    def trajectory_side() -> tuple[list[Any], Any]:
+        views = [mb.views_for(t.record, matcher) for t in trajectories]
+        return views, mb.index_views(views, prune)
+
+    # The same trajectories are replayed again and again (what-if, selections): reuse their
+    # views and index when the records are the very same (corpus hash).
+    views, view_index = view_cache.cached(
+        (config["corpus_hash"], matcher.include_input, prune), n_traj, trajectory_side)
     rule_texts = [mb.rule_text(r) for r in rules]
     index = PoolIndex.build(trajectories)
     recovery = recovery_mask(trajectories)
@@ -138,7 +149,9 @@ def replay(
     results: list[RuleResult] = []
     done = 0
     step = _chunk_size(n_traj)
-    size = min(step, FIRST_CHUNK_RULES)
+    # At most half the rules, so a run of more than a few rules always shows results before
+    # it ends (the window refreshes its tables per chunk).
+    size = min(step, max(FIRST_CHUNK_RULES, min(FIRST_CHUNK_PAIRS // max(1, n_traj), n_rules // 2)))
     lo = 0
     while lo < n_rules:
         if cancel is not None and cancel.is_set():
@@ -224,7 +237,7 @@ def _chunk_results(
 
 
 def _keys(mask: np.ndarray, index: PoolIndex) -> tuple[int, ...]:
-    return tuple(int(k) for k in index.keys[mask])
+    return tuple(index.keys[mask].tolist())  # Python ints, without a generator per key
 
 
 def _rule_result(

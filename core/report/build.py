@@ -81,9 +81,9 @@ def build_report(
     ex_floors = F.extraction_floors(pairs, pair_domains, pool, seed)
     extraction = {}
     for name, p in sorted(pairs.items()):
-        row = measure(p).to_dict()
-        row["floors"] = {k: v.to_dict() for k, v in ex_floors[name].items()}
-        extraction[name] = row
+        accuracy = measure(p).to_dict()
+        accuracy["floors"] = {k: v.to_dict() for k, v in ex_floors[name].items()}
+        extraction[name] = accuracy
     safety = {}
     for name, row in corpus_rows.items():
         if row["role"] != "rejection":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.metrics.registry import EXTRACTION_METRICS
 from core.plain import markdown_code, markdown_text
 from core.report.metrics import metrics_from_report
 
@@ -73,21 +74,17 @@ def report_markdown(report: dict[str, Any]) -> str:
         "Candidates (not the expected_rule sentences themselves) against their source's `expected_rule`. "
         "Each value is followed by its floor in parentheses (candidates against another rule's ground truth).",
         "",
-        "| corpus | n | token_f1 | semantic_f1 | directive_f1 | token_agree | agreement |",
-        "|---|---|---|---|---|---|---|",
+        "| corpus | n | " + " | ".join(m.heading for m in EXTRACTION_METRICS) + " |",
+        "|---|---|" + "---|" * len(EXTRACTION_METRICS),
     ]
     for name, acc in report["extraction_accuracy"].items():
         if acc["n"] == 0:
-            lines.append(f"| {_md(name)} | 0 | no ground truth | — | — | — | — |")
+            lines.append(f"| {_md(name)} | 0 | no ground truth |" + " — |" * (len(EXTRACTION_METRICS) - 1))
             continue
         fl = acc.get("floors") or {}
-        lines.append(
-            f"| {_md(name)} | {acc['n']} | {_fmt(acc['token_f1'])} ({_fmt_floor(fl.get('token_f1'))}) | "
-            f"{_fmt(acc['semantic_f1'])} ({_fmt_floor(fl.get('semantic_f1'))}) | "
-            f"{_fmt(acc['directive_f1'])} ({_fmt_floor(fl.get('directive_f1'))}) | "
-            f"{_fmt_rate(acc['token_agree'])} ({_fmt_floor(fl.get('token_agree'))}) | "
-            f"{_fmt_rate(acc['agreement'])} ({_fmt_floor(fl.get('agreement'))}) |"
-        )
+        cells = [f"{_fmt(acc[m.key]) if m.aggregate == 'mean' else _fmt_rate(acc[m.key])} ({_fmt_floor(fl.get(m.key))})"
+                 for m in EXTRACTION_METRICS]
+        lines.append(f"| {_md(name)} | {acc['n']} | " + " | ".join(cells) + " |")
     lines += ["", "## Safety (rejection corpora)", "", report["safety"]["note"] + ".", ""]
     if not report["safety"]["corpora"]:
         rc = report["safety"].get("rejection_corpora") or {}

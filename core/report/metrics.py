@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.metrics.registry import EXTRACTION_METRICS
 from core.metrics.ruler.model import Floor, MetricWithFloor, displayed
 
 
@@ -13,7 +14,7 @@ def _floor(d: dict[str, Any] | None) -> Floor | None:
         return None
     return Floor(d.get("value"), d.get("method", ""), int(d.get("n", 0)), int(d.get("seed", 0)), d.get("note"))
 
-EXTRACTION_PARTS = ("token_f1", "semantic_f1", "directive_f1", "token_agree", "agreement")
+EXTRACTION_PARTS = tuple(m.key for m in EXTRACTION_METRICS)
 
 
 def _ci(rate: dict[str, Any]) -> tuple[float, float] | None:

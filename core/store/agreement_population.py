@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import text as sql
 
-from core.agreement.model import EVIDENCE_BUCKETS, FIRING_OF_BUCKET, IN_SCOPE, PopulationItem
+from core.domain.agreement import EVIDENCE_BUCKETS, FIRING_OF_BUCKET, IN_SCOPE, PopulationItem
 from core.store.engine import Store
 
 

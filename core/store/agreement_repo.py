@@ -17,7 +17,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core.agreement.model import (
+from core.domain.agreement import (
     CANT_TELL,
     QUESTION_FIRING_SCOPE,
     SCOPE_ANSWERS,
@@ -30,23 +30,12 @@ from core.agreement.model import (
     SessionInfo,
     answers_for,
 )
+from core.domain.errors import AlreadyCommitted, NotYetCommitted, UnknownSession
 from core.store.agreement_population import population, scope_replay_of
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AgreementItemRow, AgreementJudgementRow, AgreementSessionRow
 from core.timeutil import utc_now
-
-
-class AlreadyCommitted(ValueError):
-    """This reviewer already committed a judgement on the item; judgements are final."""
-
-
-class NotYetCommitted(PermissionError):
-    """Replay's answer is revealed only after the reviewer commits a judgement."""
-
-
-class UnknownSession(LookupError):
-    pass
 
 
 def _session_info(row: AgreementSessionRow) -> SessionInfo:
@@ -126,7 +115,7 @@ class AgreementRepository:
 
     def sessions(self, run_id: int | None = None) -> list[SessionInfo]:
         with self._store.read_session() as session:
-            query = select(AgreementSessionRow).order_by(AgreementSessionRow.id)
+            query = select(AgreementSessionRow).order_by(col(AgreementSessionRow.id))
             if run_id is not None:
                 query = query.where(AgreementSessionRow.run_id == run_id)
             return [_session_info(r) for r in session.exec(query).all()]
@@ -137,7 +126,7 @@ class AgreementRepository:
             rows = session.exec(
                 select(AgreementSessionRow).where(
                     AgreementSessionRow.run_config_hash == config_hash, AgreementSessionRow.run_corpus_hash == corpus_hash
-                ).order_by(AgreementSessionRow.id)
+                ).order_by(col(AgreementSessionRow.id))
             ).all()
             return [_session_info(r) for r in rows]
 
@@ -159,7 +148,7 @@ class AgreementRepository:
         """Items WITH replay's answers: for results and exports, never for the judging screen."""
         with self._store.read_session() as session:
             rows = session.exec(
-                select(AgreementItemRow).where(AgreementItemRow.session_id == session_id).order_by(AgreementItemRow.ordinal)
+                select(AgreementItemRow).where(AgreementItemRow.session_id == session_id).order_by(col(AgreementItemRow.ordinal))
             ).all()
             return [_item_record(r) for r in rows]
 
@@ -181,7 +170,7 @@ class AgreementRepository:
                         select(AgreementJudgementRow.item_id).where(AgreementJudgementRow.reviewer == reviewer)
                     )
                 )
-                .order_by(AgreementItemRow.ordinal)
+                .order_by(col(AgreementItemRow.ordinal))
             ).first()
             return None if row is None else self._blind(session, row)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, text, update
+from sqlalchemy import Integer, cast, delete, func, insert, or_, text, update
 from sqlmodel import col, select
 
 from core.store.dto import CorpusInfo, TrajectoryDetail, TrajectorySummary
@@ -40,6 +40,9 @@ class TrajectoryFilter:
 class CorpusRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
+        # SQLite's LIKE already ignores ASCII case, exactly as its lower() folds it, so the
+        # text filter skips four lower() calls a row there; elsewhere ILIKE.
+        self._case_insensitive_like = store.engine.dialect.name == "sqlite"
 
     # -- corpora -----------------------------------------------------------------------
     def ensure_corpus(self, name: str, role: str, role_source: str) -> int:
@@ -70,11 +73,11 @@ class CorpusRepository:
         with self._store.read_session() as session:
             traj_counts = dict(
                 session.execute(
-                    select(TrajectoryRow.corpus_id, func.count()).group_by(TrajectoryRow.corpus_id)
+                    select(TrajectoryRow.corpus_id, func.count()).group_by(col(TrajectoryRow.corpus_id))
                 ).all()
             )
             rule_counts = dict(
-                session.execute(select(RuleRow.corpus_id, func.count()).group_by(RuleRow.corpus_id)).all()
+                session.execute(select(RuleRow.corpus_id, func.count()).group_by(col(RuleRow.corpus_id))).all()
             )
             rows = session.exec(select(CorpusRow).order_by(CorpusRow.name)).all()
             return [
@@ -133,7 +136,7 @@ class CorpusRepository:
             rows = session.execute(
                 select(TrajectoryRow.id, TrajectoryRow.line, TrajectoryRow.trajectory_id, TrajectoryRow.content_hash)
                 .where(TrajectoryRow.file_id == file_id)
-                .order_by(TrajectoryRow.line)
+                .order_by(col(TrajectoryRow.line))
             ).all()
             return [StoredRecordKey(int(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
 
@@ -172,7 +175,7 @@ class CorpusRepository:
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
         with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter())
+            query = _apply_filter(query, flt or TrajectoryFilter(), self._case_insensitive_like)
             return int(session.execute(query).scalar_one())
 
     def list_trajectories(
@@ -186,13 +189,27 @@ class CorpusRepository:
         }
         sort_column = col(columns.get(order_by, TrajectoryRow.id))
         with self._store.read_session() as session:
-            query = select(
+            query = select(  # type: ignore[call-overload]  # sqlmodel's select() is typed for up to 4 columns
                 TrajectoryRow.id, TrajectoryRow.trajectory_id, CorpusRow.name, TrajectoryRow.domain,
                 TrajectoryRow.success, TrajectoryRow.failure_class, TrajectoryRow.expected_rule,
             ).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter())
-            query = query.order_by(sort_column.desc() if descending else sort_column, col(TrajectoryRow.id))
-            rows = session.execute(query.offset(offset).limit(limit)).all()
+            flt = flt or TrajectoryFilter()
+            order = (sort_column.desc() if descending else sort_column, col(TrajectoryRow.id))
+            # The page's ids first, from narrow indexes, then those rows: a sort no index
+            # answers (success descending, ids ascending) or a text filter (which tests every
+            # row) then reads the covering index ix_trajectory_search, not the wide table rows
+            # with their records. With a text filter the ids are ordered by expressions no index
+            # answers (``_unindexed``): an ordered index would make SQLite walk the table rows
+            # in that order, testing each, to skip a sort of the (few) matches.
+            ids = _apply_filter(select(TrajectoryRow.id).join(CorpusRow), flt, self._case_insensitive_like)
+            if flt.text:
+                key = _unindexed(columns.get(order_by, TrajectoryRow.id), order_by)
+                ids = ids.order_by(key.desc() if descending else key, cast(TrajectoryRow.id, Integer))
+            else:
+                ids = ids.order_by(*order)
+            ids = ids.offset(offset).limit(limit)
+            query = query.where(col(TrajectoryRow.id).in_(ids.scalar_subquery())).order_by(*order)
+            rows = session.execute(query).all()
             return [
                 TrajectorySummary(
                     id=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
@@ -216,7 +233,7 @@ class CorpusRepository:
                 query = query.where(col(TrajectoryRow.id).in_(list(ids)))
             if corpus is not None:
                 query = query.where(CorpusRow.name == corpus)
-            rows = session.execute(query.order_by(SourceFileRow.path, TrajectoryRow.line)).all()
+            rows = session.execute(query.order_by(col(SourceFileRow.path), col(TrajectoryRow.line))).all()
             return [_detail(r[0], r[1], r[2]) for r in rows]
 
     def corpus_records(self, corpus: str) -> list[tuple[str, dict[str, Any]]]:
@@ -231,7 +248,14 @@ class CorpusRepository:
             return sorted(str(r[0]) for r in rows)
 
 
-def _apply_filter(query: Any, flt: TrajectoryFilter) -> Any:
+def _unindexed(column: Any, name: str) -> Any:
+    """The same order as ``column`` through an expression that no index provides."""
+    if name in ("id", "success"):
+        return cast(column, Integer)
+    return col(column).concat("")  # NULL || '' stays NULL: NULLs still sort first
+
+
+def _apply_filter(query: Any, flt: TrajectoryFilter, like_ignores_case: bool = False) -> Any:
     if flt.pks is not None:
         # One JSON parameter instead of one per id: no SQLite variable limit on big corpora.
         query = query.where(col(TrajectoryRow.id).in_(text("SELECT value FROM json_each(:loop_pks)").bindparams(
@@ -245,17 +269,12 @@ def _apply_filter(query: Any, flt: TrajectoryFilter) -> Any:
     if flt.has_expected_rule is True:
         query = query.where(col(TrajectoryRow.expected_rule).is_not(None), TrajectoryRow.expected_rule != "")
     elif flt.has_expected_rule is False:
-        query = query.where(or_(col(TrajectoryRow.expected_rule).is_(None), TrajectoryRow.expected_rule == ""))
+        query = query.where(or_(col(TrajectoryRow.expected_rule).is_(None), col(TrajectoryRow.expected_rule) == ""))
     if flt.text:
         pattern = f"%{flt.text}%"
-        query = query.where(
-            or_(
-                col(TrajectoryRow.trajectory_id).ilike(pattern),
-                col(TrajectoryRow.task).ilike(pattern),
-                col(TrajectoryRow.failure_class).ilike(pattern),
-                col(TrajectoryRow.domain).ilike(pattern),
-            )
-        )
+        columns = (TrajectoryRow.trajectory_id, TrajectoryRow.task, TrajectoryRow.failure_class, TrajectoryRow.domain)
+        query = query.where(or_(*(col(c).like(pattern) if like_ignores_case else col(c).ilike(pattern)
+                                  for c in columns)))
     return query
 
 

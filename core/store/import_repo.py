@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 
 from sqlalchemy import insert
-from sqlmodel import select
+from sqlmodel import col, select
 
 from core.store.dto import ImportIssue
 from core.store.engine import Store
@@ -49,6 +49,6 @@ class ImportReportRepository:
     def issues(self, report_id: int) -> list[ImportIssue]:
         with self._store.read_session() as session:
             rows = session.exec(
-                select(ImportIssueRow).where(ImportIssueRow.report_id == report_id).order_by(ImportIssueRow.id)
+                select(ImportIssueRow).where(ImportIssueRow.report_id == report_id).order_by(col(ImportIssueRow.id))
             ).all()
             return [ImportIssue(r.corpus, r.file, r.line, r.field, r.reason) for r in rows]

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlmodel import Session, col, select
 
-from core.labels.model import (
+from core.domain.errors import ReasonRequired, UnknownTrajectory
+from core.domain.labels import (
     Adjudication,
     GroundTruth,
     Label,
@@ -39,14 +40,6 @@ from core.store.label_rows import (
 from core.store.review_repo import append_audit
 from core.store.tables_labels import AdjudicationRow, LabelHistoryRow, LabelRow
 from core.timeutil import utc_now
-
-
-class UnknownTrajectory(LookupError):
-    pass
-
-
-class ReasonRequired(ValueError):
-    pass
 
 
 class LabelRepository:
@@ -149,7 +142,7 @@ class LabelRepository:
         include_orphans: bool = False,
     ) -> list[Label]:
         with self._store.read_session() as session:
-            query = select(LabelRow).order_by(LabelRow.corpus, LabelRow.file, LabelRow.line, LabelRow.reviewer)
+            query = select(LabelRow).order_by(LabelRow.corpus, LabelRow.file, col(LabelRow.line), LabelRow.reviewer)
             if corpus is not None:
                 query = query.where(LabelRow.corpus == corpus)
             if reviewer is not None:
@@ -180,7 +173,7 @@ class LabelRepository:
     def history(self, label_id: int) -> list[LabelHistoryEntry]:
         with self._store.read_session() as session:
             rows = session.exec(
-                select(LabelHistoryRow).where(LabelHistoryRow.label_id == label_id).order_by(LabelHistoryRow.id)
+                select(LabelHistoryRow).where(LabelHistoryRow.label_id == label_id).order_by(col(LabelHistoryRow.id))
             ).all()
             return [
                 LabelHistoryEntry(
@@ -318,7 +311,7 @@ class LabelRepository:
     def adjudications(self, trajectory_pk: int | None = None, corpus: str | None = None) -> list[Adjudication]:
         """Every adjudication, oldest first (the last one per trajectory is in force)."""
         with self._store.read_session() as session:
-            query = select(AdjudicationRow).order_by(AdjudicationRow.created_at, AdjudicationRow.id)
+            query = select(AdjudicationRow).order_by(col(AdjudicationRow.created_at), col(AdjudicationRow.id))
             if trajectory_pk is not None:
                 query = query.where(AdjudicationRow.trajectory_pk == trajectory_pk)
             if corpus is not None:
@@ -351,7 +344,7 @@ class LabelRepository:
                     labels.setdefault(row.trajectory_pk or -1, []).append(row)
                 for adj in session.exec(
                     select(AdjudicationRow).where(col(AdjudicationRow.trajectory_pk).in_(chunk))
-                    .order_by(AdjudicationRow.created_at, AdjudicationRow.id)
+                    .order_by(col(AdjudicationRow.created_at), col(AdjudicationRow.id))
                 ).all():
                     adjudicated[adj.trajectory_pk or -1] = adj
         return {

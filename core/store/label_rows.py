@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from core.labels.model import (
+from core.domain.labels import (
     Adjudication,
     GroundTruth,
     Label,

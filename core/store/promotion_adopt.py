@@ -15,7 +15,8 @@ import json
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from core.store.promotion_repo import Promotion, PromotionError, _allocate_standing_id, _promotion
+from core.domain.errors import PromotionError
+from core.store.promotion_repo import Promotion, _allocate_standing_id, _promotion
 from core.store.review_repo import append_audit
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow

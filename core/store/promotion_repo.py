@@ -8,6 +8,7 @@ counter only grows and starts above every imported ``R-NNN``.
 
 from __future__ import annotations
 
+import builtins  # the class has a method called `list`; its annotations need the type
 import json
 import re
 from collections import Counter
@@ -18,8 +19,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
+from core.domain.errors import BrokenNotOpened, PromotionError
 from core.store.engine import Store
-from core.store.review_repo import ApprovalRefused, Decision, append_audit, unreviewed_broken_in
+from core.store.review_repo import Decision, append_audit, unreviewed_broken_in, waivers_in
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
@@ -27,18 +29,6 @@ from core.timeutil import utc_now
 STANDING_SERIES = "R"
 STATUSES = ("active", "retired", "superseded")
 _RULE_REF = re.compile(r"^R-(\d+)$")
-
-
-class PromotionError(ValueError):
-    """A promotion action is not allowed; the message says why."""
-
-
-class BrokenNotOpened(ApprovalRefused):
-    """Approval refused: broken evidence the reviewer has neither opened nor waived."""
-
-    def __init__(self, message: str, trajectory_ids: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.trajectory_ids = trajectory_ids  # exact ids, in their own case, for the screens
 
 
 @dataclass(frozen=True)
@@ -105,7 +95,7 @@ class PromotionRepository:
                 query = query.where(col(PromotionRow.status).in_(list(statuses)))
             if rule_id is not None:
                 query = query.where(PromotionRow.rule_id == rule_id)
-            rows = session.exec(query.order_by(PromotionRow.id)).all()
+            rows = session.exec(query.order_by(col(PromotionRow.id))).all()
             return [_promotion(r) for r in rows]
 
     def active_for_rule(self, rule_id: int) -> Promotion | None:
@@ -143,7 +133,7 @@ class PromotionRepository:
             newest[ref.rule_id] = ref  # ascending run id: the last one wins
         return newest
 
-    def _result_refs(self, where: str, params: dict[str, Any]) -> list[ResultRef]:
+    def _result_refs(self, where: str, params: dict[str, Any]) -> builtins.list[ResultRef]:
         with self._store.read_session() as session:
             rows = session.execute(
                 text(
@@ -155,7 +145,7 @@ class PromotionRepository:
             ).all()
         return [ResultRef(int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4]), str(r[5]), str(r[6])) for r in rows]
 
-    def bucket_members(self, result_ids: Sequence[int]) -> dict[int, dict[str, list[tuple[int, str, str]]]]:
+    def bucket_members(self, result_ids: Sequence[int]) -> dict[int, dict[str, builtins.list[tuple[int, str, str]]]]:
         """result id -> bucket -> [(trajectory pk, trajectory id, corpus)], ordered by id."""
         found: dict[int, dict[str, list[tuple[int, str, str]]]] = {int(r): {} for r in result_ids}
         if not result_ids:
@@ -173,24 +163,12 @@ class PromotionRepository:
             found[int(result_id)].setdefault(str(bucket), []).append((int(pk), str(tid), str(corpus)))
         return found
 
-    def unreviewed_broken_any(self, result_id: int) -> list[str]:
+    def unreviewed_broken_any(self, result_id: int) -> builtins.list[str]:
         """Broken trajectories of a result that no reviewer has opened or waived."""
         with self._store.read_session() as session:
-            rows = session.execute(
-                text(
-                    """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                       WHERE o.result_id = :res AND o.bucket = 'broken'
-                         AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                         AND v.trajectory_pk = o.trajectory_pk)
-                         AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                         AND w.trajectory_pk = o.trajectory_pk)
-                       ORDER BY t.trajectory_id"""
-                ),
-                {"res": result_id},
-            ).all()
-            return [str(r[0]) for r in rows]
+            return unreviewed_broken_in(session, None, result_id)
 
-    def waivers(self, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
+    def waivers(self, result_id: int, reviewer: str | None = None) -> builtins.list[dict[str, Any]]:
         with self._store.read_session() as session:
             return waivers_in(session, result_id, reviewer)
 
@@ -305,19 +283,6 @@ def supersede_in(session: Session, standing_id: str, by_standing_id: str, actor:
     append_audit(session, actor, "supersede", "promotion", standing_id, reason, before=before,
                  after={**_state(row), **(extra_audit or {})})
     return _promotion(row)
-
-
-def waivers_in(session: Session, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
-    query = (
-        "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
-        "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
-    )
-    params: dict[str, Any] = {"res": result_id}
-    if reviewer is not None:
-        query += " AND w.reviewer = :r"
-        params["r"] = reviewer
-    rows = session.execute(text(query + " ORDER BY w.id"), params).all()
-    return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
 
 
 def active_in(session: Session, rule_id: int) -> Promotion | None:

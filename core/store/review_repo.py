@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
+from core.domain.errors import ApprovalRefused, ReasonRequired
 from core.store.engine import Store
 from core.store.tables import (
     AgreementMarkRow,
@@ -26,14 +27,6 @@ from core.timeutil import utc_now
 
 DECISION_ACTIONS = ("approve", "reject", "defer")
 MARKS = ("right", "wrong", "cant_tell")
-
-
-class ApprovalRefused(ValueError):
-    """Approval is not allowed yet; the message says exactly what is missing."""
-
-
-class ReasonRequired(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -147,7 +140,7 @@ class ReviewRepository:
 
     def current_all(self) -> dict[int, Decision]:
         with self._store.read_session() as session:
-            rows = session.exec(select(DecisionRow).order_by(DecisionRow.id)).all()
+            rows = session.exec(select(DecisionRow).order_by(col(DecisionRow.id))).all()
         undone = {r.undoes_id for r in rows if r.undoes_id is not None}
         effective: dict[int, Decision] = {}
         for row in rows:
@@ -171,12 +164,7 @@ class ReviewRepository:
         if not reason:
             raise ReasonRequired("a waiver needs a reason")
         with self._store.session() as session:
-            session.add(
-                WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
-                          created_at=utc_now())
-            )
-            append_audit(session, reviewer, "waive_broken", "result", result_id, reason,
-                         after={"trajectory_pk": trajectory_pk})
+            write_waiver(session, reviewer, result_id, trajectory_pk, reason)
 
     def unreviewed_broken(self, reviewer: str, result_id: int) -> list[str]:
         """Trajectory ids of broken evidence this reviewer has neither opened nor waived."""
@@ -215,7 +203,7 @@ class ReviewRepository:
     def marks(self, reviewer: str | None = None, blinded: bool | None = None) -> list[Mark]:
         """The latest mark per (reviewer, result, trajectory): a changed mind replaces, not adds."""
         with self._store.read_session() as session:
-            query = select(AgreementMarkRow).order_by(AgreementMarkRow.id)
+            query = select(AgreementMarkRow).order_by(col(AgreementMarkRow.id))
             if reviewer is not None:
                 query = query.where(AgreementMarkRow.reviewer == reviewer)
             if blinded is not None:
@@ -232,7 +220,7 @@ class ReviewRepository:
     # -- audit -------------------------------------------------------------------------
     def audit(self, target_kind: str | None = None, target_id: str | int | None = None) -> list[AuditEvent]:
         with self._store.read_session() as session:
-            query = select(AuditEventRow).order_by(AuditEventRow.id)
+            query = select(AuditEventRow).order_by(col(AuditEventRow.id))
             if target_kind is not None:
                 query = query.where(AuditEventRow.target_kind == target_kind)
             if target_id is not None:
@@ -267,19 +255,22 @@ class ReviewRepository:
         return sorted(events, key=lambda e: e.id)
 
 
-def unreviewed_broken_in(session: Session, reviewer: str, result_id: int) -> list[str]:
-    """``unreviewed_broken`` inside the caller's transaction (the decision service checks it there)."""
+# -- waivers: every statement on the waiver table is here (review, promotion queue, decisions) ----
+def unreviewed_broken_in(session: Session, reviewer: str | None, result_id: int) -> list[str]:
+    """Broken evidence of a result that ``reviewer`` (None: any reviewer) has neither opened nor
+    waived, inside the caller's transaction (the decision service checks it there)."""
+    by_reviewer = "" if reviewer is None else " AND {alias}.reviewer = :r"
     rows = session.execute(
         text(
-            """SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
+            f"""SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
                WHERE o.result_id = :res AND o.bucket = 'broken'
                  AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                 AND v.trajectory_pk = o.trajectory_pk AND v.reviewer = :r)
+                                 AND v.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="v")})
                  AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                 AND w.trajectory_pk = o.trajectory_pk AND w.reviewer = :r)
+                                 AND w.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="w")})
                ORDER BY t.trajectory_id"""
         ),
-        {"res": result_id, "r": reviewer},
+        {"res": result_id} if reviewer is None else {"res": result_id, "r": reviewer},
     ).all()
     return [str(r[0]) for r in rows]
 
@@ -288,6 +279,29 @@ def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk:
     session.add(WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
                           created_at=utc_now()))
     append_audit(session, reviewer, "waive_broken", "result", result_id, reason, after={"trajectory_pk": trajectory_pk})
+
+
+def waivers_in(session: Session, result_id: int, reviewer: str | None = None) -> list[dict[str, Any]]:
+    """A result's waivers (one reviewer's, or everyone's), oldest first, with the trajectory ids."""
+    query = (
+        "SELECT w.reviewer, t.trajectory_id, w.reason, w.created_at FROM waiver w "
+        "JOIN trajectory t ON t.id = w.trajectory_pk WHERE w.result_id = :res"
+    )
+    params: dict[str, Any] = {"res": result_id}
+    if reviewer is not None:
+        query += " AND w.reviewer = :r"
+        params["r"] = reviewer
+    rows = session.execute(text(query + " ORDER BY w.id"), params).all()
+    return [{"reviewer": r[0], "trajectory_id": r[1], "reason": r[2], "at": r[3]} for r in rows]
+
+
+def waived_in(session: Session, reviewer: str, result_id: int) -> dict[int, str]:
+    """trajectory pk -> waiver reason, for one reviewer's waivers on a result (the later one wins)."""
+    rows = session.execute(
+        text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res ORDER BY id"),
+        {"r": reviewer, "res": result_id},
+    ).all()
+    return {int(r[0]): str(r[1]) for r in rows}
 
 
 def write_decision(
@@ -315,7 +329,7 @@ def write_decision(
 
 
 def _effective(session: Session, rule_id: int) -> Decision | None:
-    rows = session.exec(select(DecisionRow).where(DecisionRow.rule_id == rule_id).order_by(DecisionRow.id)).all()
+    rows = session.exec(select(DecisionRow).where(DecisionRow.rule_id == rule_id).order_by(col(DecisionRow.id))).all()
     undone = {r.undoes_id for r in rows if r.undoes_id is not None}
     live = [r for r in rows if r.action in DECISION_ACTIONS and r.id not in undone]
     return _decision(live[-1]) if live else None

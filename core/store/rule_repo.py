@@ -10,6 +10,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from core.store.dto import RuleInfo, RuleVersionInfo
+from core.store.duplicate_key import duplicate_key_hash
 from core.store.engine import Store
 from core.store.tables import CorpusRow, RuleRow, RuleVersionRow, TrajectoryRow
 from core.timeutil import utc_now
@@ -104,7 +105,7 @@ class RuleRepository:
         with self._store.read_session() as session:
             latest = (
                 select(RuleVersionRow.rule_id, func.max(RuleVersionRow.version).label("v"))
-                .group_by(RuleVersionRow.rule_id)
+                .group_by(col(RuleVersionRow.rule_id))
                 .subquery()
             )
             query = (
@@ -120,13 +121,13 @@ class RuleRepository:
                 query = query.where(col(RuleRow.id).in_(list(ids)))
             if kinds is not None:
                 query = query.where(col(RuleRow.kind).in_(list(kinds)))
-            rows = session.execute(query.order_by(RuleRow.id)).all()
+            rows = session.execute(query.order_by(col(RuleRow.id))).all()
             return [_rule_info(r[0], r[1], r[2]) for r in rows]
 
     def versions(self, rule_id: int) -> list[RuleVersionInfo]:
         with self._store.read_session() as session:
             rows = session.exec(
-                select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(RuleVersionRow.version)
+                select(RuleVersionRow).where(RuleVersionRow.rule_id == rule_id).order_by(col(RuleVersionRow.version))
             ).all()
             return [_version_info(r) for r in rows]
 
@@ -141,7 +142,7 @@ class RuleRepository:
             query = select(TrajectoryRow.id, TrajectoryRow.domain, TrajectoryRow.corpus_id).where(
                 TrajectoryRow.trajectory_id == trajectory_id
             )
-            rows = session.execute(query.order_by(TrajectoryRow.id)).all()
+            rows = session.execute(query.order_by(col(TrajectoryRow.id))).all()
             if not rows:
                 return None, None
             same = [r for r in rows if r[2] == corpus_id]
@@ -161,7 +162,7 @@ def _add_version(session: object, rule_id: int, text: RuleText, author: str, not
         rule_id=rule_id, version=(latest.version + 1) if latest else 1, trigger=text.trigger,
         context_json=json.dumps(list(text.context), ensure_ascii=False), signature=text.signature,
         directive=text.directive, because=text.because, confidence=text.confidence, author=author,
-        note=note, created_at=utc_now(),
+        note=note, created_at=utc_now(), dup_key=duplicate_key_hash(text.trigger, text.directive),
     )
     session.add(row)  # type: ignore[attr-defined]
     session.flush()  # type: ignore[attr-defined]

@@ -66,13 +66,21 @@ class WorkspaceRule:
     decided_version_id: int | None
     verdict_mark: str | None  # this reviewer's mark on the verdict (right | wrong | cant_tell)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    # Duplicates (same trigger and directive): the key, and on a group's row (RulePage from
+    # page_groups) how many rules of the filtered set share it and how many are unreviewed.
+    group_key: str | None = None
+    group_size: int = 1
+    group_unreviewed: int = 0
 
 
 @dataclass(frozen=True)
 class RulePage:
-    total: int
-    unreviewed: int
+    total: int  # rows of the table: rules, or duplicate groups (page_groups)
+    unreviewed: int  # unreviewed rules
     rows: list[WorkspaceRule]
+    rules: int = -1  # rules behind the rows; -1: the same as total
+    # page_groups: group key -> every rule of the group, in the table's order (the first is the row)
+    members: dict[str, list[WorkspaceRule]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -143,7 +151,7 @@ ROW_COLUMNS = (
 
 def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
     base = """
-        SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive, r.origin, r.kind,
+        SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive, rv.dup_key, r.origin, r.kind,
                r.domain AS rule_domain, r.source_trajectory, c.name AS rule_corpus,
                run.status AS run_status, run.profile,
                (SELECT max(v2.version) FROM rule_version v2 WHERE v2.rule_id = rv.rule_id) AS latest_version
@@ -216,5 +224,6 @@ def workspace_rule(r: Any) -> WorkspaceRule:
         precision_ci=ci_pair(r["precision_lo"], r["precision_hi"]), recall=r["recall"],
         recall_ci=ci_pair(r["recall_lo"], r["recall_hi"]), status=r["d_action"] or "unreviewed",
         reviewer=r["d_reviewer"], decision_reason=r["d_reason"], decided_version_id=r["d_version"],
-        verdict_mark=r["m_mark"],
+        verdict_mark=r["m_mark"], group_key=r.get("g_key") or r.get("dup_key"),
+        group_size=int(r.get("g_size") or 1), group_unreviewed=int(r.get("g_unreviewed") or 0),
     )

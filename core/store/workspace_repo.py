@@ -14,11 +14,12 @@ from typing import Any
 
 from sqlalchemy import text
 
+from core.store import workspace_groups as groups
 from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
-from core.store.review_repo import append_audit
+from core.store.review_repo import append_audit, waived_in
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
 from core.store.workspace_query import (
     BUCKETS,
@@ -77,6 +78,54 @@ class WorkspaceRepository:
             rows = [workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
         return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
 
+    def page_groups(
+        self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
+        order_by: str = "rule", descending: bool = False, offset: int = 0, limit: int = 200,
+    ) -> RulePage:
+        """Like ``page``, with duplicates (same trigger and directive) as one row per group
+        (``workspace_groups``): ``total`` counts groups, ``rules`` the rules behind them, and
+        each row is its group's first member in this order, with ``group_size``."""
+        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+        direction = "DESC" if descending else "ASC"
+        params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        with self._store.read_session() as session:
+            found = session.execute(text(groups.page_sql(cte, direction)), params).mappings().all()
+        heads: list[WorkspaceRule] = []
+        members: dict[str, list[WorkspaceRule]] = {}
+        for r in found:
+            row = workspace_rule(r)
+            if int(r["g_rank"]) == 1:
+                heads.append(row)
+            if row.group_size > 1:
+                members.setdefault(str(r["g_key"]), []).append(row)
+        first = found[0] if found else None
+        total = int(first["h_total"]) if first else 0
+        rules = int(first["all_rules"]) if first else 0
+        unreviewed = int(first["all_unreviewed"] or 0) if first else 0
+        if first is None and offset > 0:  # past the end: the counts need their own query
+            probe = self.page_groups(scope, flt, reviewer, order_by=order_by, descending=descending, limit=1)
+            total, rules, unreviewed = probe.total, probe.rules, probe.unreviewed
+        return RulePage(total, unreviewed if flt.status in (None, "unreviewed") else 0, heads, rules, members)
+
+    def group_members(
+        self, scope: WorkspaceScope, flt: WorkspaceFilter, keys: Sequence[str], reviewer: str | None = None, *,
+        order_by: str = "rule", descending: bool = False,
+    ) -> dict[str, list[WorkspaceRule]]:
+        """group key -> its filtered rules, in the table's order (the group's row is the first)."""
+        if not keys:
+            return {}
+        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+        direction = "DESC" if descending else "ASC"
+        params: dict[str, Any] = {}
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        sql = groups.members_sql(cte, list(dict.fromkeys(keys)), params, direction)
+        found: dict[str, list[WorkspaceRule]] = {}
+        with self._store.read_session() as session:
+            for r in session.execute(text(sql), params).mappings().all():
+                found.setdefault(str(r["g_key"]), []).append(workspace_rule(r))
+        return found
+
     def count_rules(self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None) -> int:
         sql, params = self._query(scope, flt, reviewer, "count(*)")
         with self._store.read_session() as session:
@@ -121,14 +170,6 @@ class WorkspaceRepository:
         with self._store.read_session() as session:
             return session.execute(text("SELECT 1 FROM replay_result LIMIT 1")).first() is not None
 
-    def run_id_for_scope(self, scope_label: str) -> int | None:
-        """The newest run started with this scope label (the window labels its runs uniquely)."""
-        with self._store.read_session() as session:
-            row = session.execute(
-                text("SELECT id FROM replay_run WHERE scope = :s ORDER BY id DESC LIMIT 1"), {"s": scope_label}
-            ).first()
-            return int(row[0]) if row else None
-
     # -- one result and its evidence ---------------------------------------------------
     def result(self, result_id: int) -> StoredResult | None:
         with self._store.read_session() as session:
@@ -156,16 +197,13 @@ class WorkspaceRepository:
                 ),
                 {"id": result_id},
             ).mappings().first()
-            flags: dict[str, Any] = {"viewed": [], "waived": [], "marks": []}
+            flags: dict[str, Any] = {"viewed": [], "waived": {}, "marks": []}
             if reviewer:
                 params = {"r": reviewer, "res": result_id}
                 flags["viewed"] = session.execute(
                     text("SELECT trajectory_pk FROM evidence_view WHERE reviewer = :r AND result_id = :res"), params
                 ).all()
-                flags["waived"] = session.execute(
-                    text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res "
-                         "ORDER BY id"), params
-                ).all()
+                flags["waived"] = waived_in(session, reviewer, result_id)
                 flags["marks"] = session.execute(
                     text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
                          "ORDER BY id"), params
@@ -180,7 +218,7 @@ class WorkspaceRepository:
         return EvidenceBundle(
             result=_stored_result(row) if row is not None else None, outcomes=outcomes,
             viewed=frozenset(int(v[0]) for v in flags["viewed"]),
-            waived={int(w[0]): str(w[1]) for w in flags["waived"]},
+            waived=flags["waived"],
             marks={(None if m[0] is None else int(m[0])): str(m[1]) for m in flags["marks"]},
         )
 
@@ -195,11 +233,7 @@ class WorkspaceRepository:
     def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
         """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
         with self._store.read_session() as session:
-            rows = session.execute(
-                text("SELECT trajectory_pk, reason FROM waiver WHERE reviewer = :r AND result_id = :res ORDER BY id"),
-                {"r": reviewer, "res": result_id},
-            ).all()
-            return {int(r[0]): str(r[1]) for r in rows}
+            return waived_in(session, reviewer, result_id)
 
     def evidence_marks(self, reviewer: str, result_id: int) -> dict[int | None, str]:
         """The reviewer's newest mark per trajectory of a result (None = the verdict)."""
@@ -244,7 +278,7 @@ class WorkspaceRepository:
                     "VALUES (:r, :res, :t, :at)"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
-            ).rowcount
+            ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult
             if inserted:
                 append_audit(session, reviewer, "open_evidence", "result", result_id, None,
                              after={"trajectory_pk": trajectory_pk})

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 
 from core.agreement.session import RunNotUsable, commit_judgement, create_session, next_item, progress, reveal
-from core.store.agreement_repo import AlreadyCommitted, NotYetCommitted
+from core.domain.errors import AlreadyCommitted, NotYetCommitted
 from core.store.engine import Store
 
 

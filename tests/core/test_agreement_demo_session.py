@@ -12,7 +12,7 @@ from test_labels_support import import_demo, open_labels_store
 
 from core.agreement.results import session_result
 from core.agreement.session import commit_judgement, create_session, next_item, progress
-from core.cli_agreement import register
+from core.cli.agreement import register
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.agreement.model import PopulationItem
 from core.agreement.sampling import allocate, stratified_sample
+from core.domain.agreement import PopulationItem
 
 
 def _population(sizes: dict[str, int]) -> list[PopulationItem]:

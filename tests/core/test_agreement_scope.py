@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.agreement.model import Judgement
 from core.agreement.scope import Z_BONFERRONI_2, scope_agreement, scoped_recall
+from core.domain.agreement import Judgement
 from core.metrics.wilson import Rate
 
 

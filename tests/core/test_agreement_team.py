@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from test_labels_support import Builder, open_labels_store, small_run
 
+from core.agreement.merge import BadTeamFile
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.agreement.team import adjudicate, export_reviewer, import_file, judgement_agreement, label_agreement
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
@@ -140,3 +142,22 @@ def test_an_adjudication_travels_and_a_different_one_is_a_conflict(tmp_path: Pat
     assert LabelRepository(b).ground_truth(_pk(b, "T1")).sentence == PUSH.sentence()
     a.close()
     b.close()
+
+
+def test_a_file_that_fails_midway_imports_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a = _store(tmp_path / "ana.sqlite", monkeypatch)
+    b = _store(tmp_path / "bo.sqlite", monkeypatch)
+    LabelRepository(a).save(_pk(a, "T1"), "ana", PUSH)
+    session = create_session(a, small_run_id(a), "ana", size=11, seed=5)
+    _replay_answers(a, session.id, "ana", ANA)
+    export_reviewer(a, "ana", tmp_path / "ana.json")
+    payload = json.loads((tmp_path / "ana.json").read_text(encoding="utf-8"))
+    del payload["judgements"][-1]["answer"]  # the last entry is read after labels, the session and 10 judgements
+    (tmp_path / "ana.json").write_text(json.dumps(payload), encoding="utf-8")
+
+    with pytest.raises(BadTeamFile, match=r"ana\.json: a malformed entry \(missing field 'answer'\)"):
+        import_file(b, tmp_path / "ana.json", importer="bo")
+
+    assert LabelRepository(b).labels_for(_pk(b, "T1")) == []
+    assert AgreementRepository(b).sessions() == []
+    assert AgreementRepository(b).judgements() == []

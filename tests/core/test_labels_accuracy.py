@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
+from core.domain.labels import LabelText
 from core.labels.accuracy import corpus_accuracy
-from core.labels.model import LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_labels_support import DEMO, import_demo, labels_store, pk_of  # noqa: F401  (fixture)
 
+from core.domain.labels import LabelText
 from core.labels.export import export_labels
-from core.labels.model import LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 
@@ -80,7 +80,7 @@ def test_a_comma_in_the_trigger_is_warned_about(labels_store: Store, tmp_path: P
 def test_cli_labels_export(labels_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from core.cli_agreement import register
+    from core.cli.agreement import register
 
     import_demo(labels_store)
     LabelRepository(labels_store).save(pk_of(labels_store, "DF-GIT-001-push-non-ff"), "ana", LabelText("a", "b"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
+from core.domain.labels import LabelText
 from core.labels.feedback import label_feedback
-from core.labels.model import LabelText
 from core.store.engine import Store
 
 

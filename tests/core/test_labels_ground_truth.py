@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
 from core.agreement.team import adjudicate
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import text
 from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 from core.store.review_repo import ReviewRepository

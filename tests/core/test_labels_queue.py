@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_labels_support import import_demo, labels_store, pk_of  # noqa: F401  (fixture)
 
-from core.labels.model import LabelFilter, LabelText
+from core.domain.labels import LabelFilter, LabelText
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixtures)
 
-from core.cli_promotion import register
+from core.cli.promotion import register
 from core.corpus.rules import read_rule_bytes
 from core.export.rule_store import MANIFEST, RuleStoreExportError, export_rule_store
 from core.promotion import approve, retire, supersede

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from core.domain.errors import ApprovalRefused, ReasonRequired
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, open_store
 from core.store.replay_repo import ReplayRepository
-from core.store.review_repo import ApprovalRefused, ReasonRequired, ReviewRepository
+from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main as cli_main
-from core.cli_ruler import EXIT_FLAGGED, EXIT_OK, register
+from core.cli.ruler import EXIT_FLAGGED, EXIT_OK, register
 from core.store.engine import open_store
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"

@@ -48,8 +48,8 @@ def make_corpus(root: Path, variant: str, n: int = 300, files: int = 6) -> dict[
 
 def build_store(path: Path, corpus_root: Path, variant: str, n: int = 300) -> None:
     """A store with the corpus imported, a replay run, some approvals and labels."""
+    from core.domain.labels import LabelText
     from core.importing import import_paths
-    from core.labels.model import LabelText
     from core.promotion.service import approve
     from core.replay.profiles import profile_by_name
     from core.replaying import materialise_expected_rules, run_replay

@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    from core.labels.model import LabelText
+    from core.domain.labels import LabelText
     from core.store.engine import open_store
     from core.store.label_repo import LabelRepository
     from core.store.review_repo import ReviewRepository

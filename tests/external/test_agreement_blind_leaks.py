@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.agreement.blind import answer_text
-from core.agreement.model import PopulationItem
 from core.agreement.session import commit_judgement, judging_view, next_item
+from core.domain.agreement import PopulationItem
 from core.importing import import_paths
 from core.store.agreement_repo import AgreementRepository
 from core.store.corpus_repo import CorpusRepository

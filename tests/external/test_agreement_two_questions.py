@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from core.agreement.model import QUESTION_SINGLE, PopulationItem
 from core.agreement.results import agreement_gate_for_run, compare, session_result
 from core.agreement.sampling import stratified_sample
 from core.agreement.session import commit_judgement, create_session
+from core.domain.agreement import QUESTION_SINGLE, PopulationItem
 from core.importing import import_paths
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay

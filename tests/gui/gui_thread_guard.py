@@ -17,9 +17,8 @@ from sqlalchemy import event
 
 
 class GuiThreadStatements:
-    def __init__(self, engine: Any, excused: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(self, engine: Any) -> None:
         self.engine = engine
-        self.excused = excused  # (file name, function): a named, known exception, never a pattern
         self.seen: list[tuple[str, str, str]] = []  # (what the test was driving, statement, stack)
         self.step = "start"
         self._paused = False
@@ -29,9 +28,6 @@ class GuiThreadStatements:
             # The application's frames only (SQLAlchemy's are the same for every statement).
             frames = [f for f in traceback.extract_stack()[:-1] if "/site-packages/" not in f.filename
                       and "/gui_thread_guard.py" not in f.filename]
-            if any(f.filename.endswith("/" + name) and f.name == function
-                   for f in frames for name, function in self.excused):
-                return
             stack = "".join(traceback.format_list(frames[-8:]))
             self.seen.append((self.step, statement.strip().splitlines()[0][:120], stack))
 

@@ -19,12 +19,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel
 
 from core.agreement.blind import answer_text
-from core.agreement.model import BlindItem, Progress
 from core.agreement.results import session_result
 from core.agreement.session import commit_judgement, create_session, judging_view, next_item
-from core.cli_agreement import register
+from core.cli.agreement import register
+from core.domain.agreement import BlindItem, Progress
+from core.domain.labels import LabelText
 from core.importing import import_paths
-from core.labels.model import LabelText
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.agreement_repo import AgreementRepository

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget
 
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 from core.store.label_repo import LabelRepository
 from core.store.workspace_query import WorkspaceFilter
 

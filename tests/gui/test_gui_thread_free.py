@@ -5,9 +5,8 @@ the main thread while the test drives, through the real widgets and keys, review
 "evidence opened" marks, agreement marks, a waiver, undo, a what-if edit, a label, a blind
 judgement and a promotion decision. Excluded, explicitly: opening the store and building the
 window (before the listener is installed), and the test's own checks of what was written
-(``guard.paused()``), and one named statement of the replay job's plumbing: the run id that
-``ReplayController._on_results_saved`` looks up when the first results arrive (issue 16 item 3,
-the replay job's own rework, makes the child process send it; remove the excuse then).
+(``guard.paused()``). Nothing else is excused: the replay job's run id comes from its child
+process (``ctx.post``), no longer from a look-up on the GUI thread.
 """
 
 from __future__ import annotations
@@ -64,8 +63,7 @@ def test_reviewing_runs_no_sql_on_the_gui_thread(qtbot: Any, review_window: Main
     rules = window.workspace.rules
     evidence = window.workspace.evidence
     idle(qtbot, runner)
-    excused = (("replay_controller.py", "_on_results_saved"),)
-    with GuiThreadStatements(window.services.store.engine, excused) as guard:
+    with GuiThreadStatements(window.services.store.engine) as guard:
         # A decision by key: approve a rule without broken rows; the table advances.
         guard.step = "approving"
         row = next(r for r in range(rules.model.rowCount())

@@ -15,8 +15,8 @@ from conftest import REVIEWER, preset_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from core.domain.labels import LabelText
 from core.importing import import_paths
-from core.labels.model import LabelText
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.engine import open_store

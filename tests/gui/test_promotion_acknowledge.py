@@ -7,8 +7,8 @@ from typing import Any
 
 from test_promotion_panel import click, demo, demo_template, make_panel, rule_id, select  # noqa: F401
 
-from core.agreement.model import answers_for
 from core.agreement.session import commit_judgement, create_session
+from core.domain.agreement import answers_for
 from core.store.agreement_repo import AgreementRepository
 from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import ReviewRepository

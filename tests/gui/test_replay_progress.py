@@ -65,8 +65,10 @@ def test_cold_semantic_replay_reports_texts_then_pairs_and_rows_arrive_while_run
     # The embedding phase comes first, then the scoring phase with its own count.
     assert pairs and reports.index(texts[-1]) < reports.index(pairs[0])
     assert "scoring" in pairs[-1][3] and "pairs" in pairs[-1][3]
-    # Rows reach the rules table chunk by chunk, while the run is still going.
-    assert len(arrivals) >= 2 and live.count(True) >= 2, (arrivals, live)
+    # Rows reach the rules table chunk by chunk, while the run is still going. The table re-reads
+    # off the GUI thread, so the last chunk's rows (or two chunks' close together, one read) may
+    # land after the run ends: at least one read while it runs shows the run's rows.
+    assert len(arrivals) >= 2 and any(live), (arrivals, live)
 
 
 def test_replay_cancelled_while_embedding_stops_quickly_and_stores_no_complete_run(

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from test_review_first_open import _window
 from test_review_keys import current, press
 
-from core.agreement.model import answers_for
 from core.agreement.session import commit_judgement, create_session
+from core.domain.agreement import answers_for
 from core.store.agreement_repo import AgreementRepository
 from core.store.review_repo import ReviewRepository
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from core.agreement.model import SessionInfo
+from core.domain.agreement import SessionInfo
 
 TAB_NEW, TAB_JUDGE, TAB_RESULTS, TAB_TEAM = range(4)
 ANSWER_KEYS = {Qt.Key.Key_1: 0, Qt.Key.Key_2: 1, Qt.Key.Key_3: 2, Qt.Key.Key_4: 3, Qt.Key.Key_5: 4}

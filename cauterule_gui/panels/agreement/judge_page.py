@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.agreement.blind import answer_text
-from core.agreement.model import CANT_TELL, Reveal
+from core.domain.agreement import CANT_TELL, Reveal
 
 from cauterule_gui import theme
 from cauterule_gui.jobs.runner import JobFailure, JobHandle

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agreement.model import SessionInfo
 from core.agreement.sizing import expected_half_width, n_for_half_width
+from core.domain.agreement import SessionInfo
 
 from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models import agreement_data

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agreement.model import Reveal, SessionInfo
+from core.domain.agreement import Reveal, SessionInfo
 
 from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobRunner
 from cauterule_gui.models import agreement_data

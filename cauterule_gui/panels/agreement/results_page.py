@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agreement.model import GATE_FAIL, GATE_PASS
+from core.domain.agreement import GATE_FAIL, GATE_PASS
 
 from cauterule_gui import theme
 from cauterule_gui.jobs.runner import JobHandle

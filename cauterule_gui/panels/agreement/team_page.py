@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.labels.model import LabelText
+from core.domain.labels import LabelText
 
 from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models import agreement_data

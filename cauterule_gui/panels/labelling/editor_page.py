@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.labels.model import LabelText, label_warnings
+from core.domain.labels import LabelText, label_warnings
 from core.metrics.extraction import parse_expected_rule
 
 from cauterule_gui.jobs.runner import JobFailure, JobHandle

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.domain.labels import LabelText
 from core.labels.feedback import LabelFeedback
-from core.labels.model import LabelText
 
 from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobRunner
 from cauterule_gui.models import label_data

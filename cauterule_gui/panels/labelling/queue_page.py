@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-from core.labels.model import LabelFilter
+from core.domain.labels import LabelFilter
 
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.models import label_data

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.store.promotion_repo import PromotionError
-from core.store.review_repo import ApprovalRefused, ReasonRequired
+from core.domain.errors import ApprovalRefused, PromotionError, ReasonRequired
 
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.panels.promotion.dialogs import ApprovalInput

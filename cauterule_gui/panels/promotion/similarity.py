@@ -1,4 +1,6 @@
-"""Semantic similarity for the promotion queue: the model is loaded once per process, kept in memory."""
+"""Semantic similarity for the promotion queue (and the label feedback), computed by a
+replay child process: the window process never loads the embedding model. The embedder
+is made once per process and keeps the vectors it has fetched."""
 
 from __future__ import annotations
 
@@ -8,24 +10,20 @@ from typing import Any
 
 from core.promotion.similarity import Similarity, from_embedder
 
-# -- semantic similarity: the model is loaded once per process, kept in memory --------
-_EMBEDDER: Any = None
+from cauterule_gui.jobs.remote_embedder import RemoteEmbedder
 
-
+_EMBEDDER: RemoteEmbedder | None = None
 _EMBEDDER_LOCK = threading.Lock()
 
 
-def load_embedder() -> Callable[[Any], Any]:
-    """An in-memory-cached embedder (raises ``EmbeddingUnavailable`` with the reason)."""
+def load_embedder() -> RemoteEmbedder:
+    """The shared remote embedder, its model loaded in a child (raises ``EmbeddingUnavailable``
+    with the child's reason). Call from a pool job: it waits for the child."""
     global _EMBEDDER
     with _EMBEDDER_LOCK:
         if _EMBEDDER is None:
-            from core.embeddings import CachedEmbedder, SentenceEmbedder
-
-            model = SentenceEmbedder()
-            model.load()
-            _EMBEDDER = CachedEmbedder(model, None)  # no store cache: CPU jobs never write
-        return _EMBEDDER  # type: ignore[no-any-return]
+            _EMBEDDER = RemoteEmbedder().load()  # the window's replay process (shared_process)
+        return _EMBEDDER
 
 
 def semantic_similarity(factory: Callable[[], Any]) -> Similarity:

@@ -22,12 +22,13 @@ from core.matching.text import embedding_key, normalize
 from core.matching.views import TrajectoryViews
 from core.metrics.extraction import AGREEMENT_THRESHOLD, directive_f1, semantic_f1, token_f1
 from core.metrics.interrater import cohens_kappa
+from core.metrics.registry import AGREEMENT, DIRECTIVE_F1, SEMANTIC_F1, TOKEN_F1
 from core.metrics.ruler.harness import Comparator, Verdict, thresholded
 
 SURFACE = frozenset({"case", "punctuation", "whitespace"})
 MEANING = SURFACE | {"paraphrase"}
 MATCHER_CONTRACT = MEANING | {"step_reorder", "paraphrase_unlabelled"}
-AGREEMENT_GATE = 0.80  # core.agreement.model.DEFAULT_GATE
+AGREEMENT_GATE = 0.80  # core.domain.agreement.DEFAULT_GATE
 KAPPA_PASS = 0.40  # "moderate" (Landis & Koch): the least a rater must beat chance by
 
 EmbedFn = Callable[[list[str]], np.ndarray]
@@ -61,14 +62,14 @@ def memo(embed: EmbedFn | None) -> MemoEmbed | None:
 # -- extraction comparators -----------------------------------------------------------------
 def token_f1_comparator() -> Comparator:
     return Comparator(
-        "token_f1", "token_f1", "literal token F1 of the trigger (surface form)", AGREEMENT_THRESHOLD,
+        TOKEN_F1.key, TOKEN_F1.ruler_label, TOKEN_F1.description, AGREEMENT_THRESHOLD,
         thresholded(token_f1, AGREEMENT_THRESHOLD), "mean", SURFACE, {"comparator": "core.metrics.extraction.token_f1"},
     )
 
 
 def directive_f1_comparator() -> Comparator:
     return Comparator(
-        "directive_f1", "directive_f1", "literal token F1 of the directive ('do' half)", AGREEMENT_THRESHOLD,
+        DIRECTIVE_F1.key, DIRECTIVE_F1.ruler_label, DIRECTIVE_F1.description, AGREEMENT_THRESHOLD,
         thresholded(directive_f1, AGREEMENT_THRESHOLD), "mean", SURFACE,
         {"comparator": "core.metrics.extraction.directive_f1"},
     )
@@ -98,7 +99,7 @@ def semantic_f1_comparator(embed: EmbedFn | None = None) -> Comparator:
     e = memo(embed)
     profile = REFERENCE_0_3_1 if e is None else REFERENCE_0_3_1_SEMANTIC
     return Comparator(
-        "semantic_f1", "semantic_f1", "the matcher's score both ways on the trigger (meaning)", AGREEMENT_THRESHOLD,
+        SEMANTIC_F1.key, SEMANTIC_F1.ruler_label, SEMANTIC_F1.description, AGREEMENT_THRESHOLD,
         _semantic_eval(e, profile), "mean", MEANING, _semantic_config(e),
     )
 
@@ -107,7 +108,7 @@ def agreement_comparator(embed: EmbedFn | None = None) -> Comparator:
     e = memo(embed)
     profile = REFERENCE_0_3_1 if e is None else REFERENCE_0_3_1_SEMANTIC
     return Comparator(
-        "agreement", "extraction agreement", "semantic_f1 >= 0.6 on the trigger only (J6): a rate",
+        AGREEMENT.key, AGREEMENT.ruler_label, AGREEMENT.description,
         AGREEMENT_THRESHOLD, _semantic_eval(e, profile), "pass_rate", MEANING, _semantic_config(e),
     )
 
@@ -130,8 +131,9 @@ def matcher_comparator(matcher: MatcherProfile, embed: EmbedFn | None = None) ->
                     continue
                 t = e([trig[i]])[0]
                 cos = _cos(t, e([prim[i]])[0]) if prim[i] else 0.0
-                if sec[i]:
-                    cos = max(cos, _cos(t, e([sec[i]])[0]))
+                second = sec[i]
+                if second:
+                    cos = max(cos, _cos(t, e([second])[0]))
                 cosines[i] = cos
         out: list[Verdict] = []
         for i, ((_trigger, threshold), _record) in enumerate(pairs):

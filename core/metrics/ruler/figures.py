@@ -13,13 +13,15 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from core.metrics.registry import AGREEMENT, DIRECTIVE_F1, RULER_METRICS, SEMANTIC_F1, TOKEN_F1
+
 ACCEPT = "#2b6cb0"  # acceptance_rate: a pass is the rule working
 FALSE_ACCEPT = "#c53030"  # false_accept_rate: a pass is a safety failure
 FLOOR = "#4a4a4a"
 GOOD = "#2f855a"
 BAD = "#c53030"
 WARN = "#dd6b20"
-PART_COLOURS = {"token_f1": "#805ad5", "semantic_f1": "#2b6cb0", "directive_f1": "#d69e2e", "agreement": "#2f855a"}
+PART_COLOURS = {TOKEN_F1.key: "#805ad5", SEMANTIC_F1.key: "#2b6cb0", DIRECTIVE_F1.key: "#d69e2e", AGREEMENT.key: "#2f855a"}
 TITLES = {
     "pass_rates": "Pass rate per corpus (Wilson 95%), with floor",
     "extraction": "Extraction accuracy: sub-metrics side by side, with floors",
@@ -90,7 +92,7 @@ def draw_extraction(fig: Figure, report: dict[str, Any]) -> None:
         missing = ", ".join(f"{short(n)} (n=0, {a.get('excluded', 0)} without ground truth)" for n, a in acc.items())
         _empty(ax, "not measured: no candidate's source carries an expected_rule\n" + (missing or "no candidates"))
         return
-    parts = ["token_f1", "semantic_f1", "directive_f1", "agreement"]
+    parts = [m.key for m in RULER_METRICS]
     width = 0.8 / len(parts)
     measured.reverse()
     for y, (name, a) in enumerate(measured):
@@ -252,8 +254,8 @@ def draw_ruler(fig: Figure, report: dict[str, Any]) -> None:
                 text = f"{s:.0%}"
             else:
                 moved = abs(s) > ruler["thresholds"]["over_sensitive_above"]
-                flagged = any(f["mutation"] == key[0] for f in m["flags"])
-                colour = BAD if flagged else (WARN if moved else GOOD)
+                flags_it = any(f["mutation"] == key[0] for f in m["flags"])
+                colour = BAD if flags_it else (WARN if moved else GOOD)
                 text = f"{s:.0%}"
             a3.add_patch(_rect(x, y, colour))
             a3.text(x, y, text, ha="center", va="center", fontsize=8, color="white" if colour != "#e2e8f0" else FLOOR)

@@ -22,6 +22,7 @@ import numpy as np
 from core.embeddings import text_hash
 from core.metrics.extraction import ExtractionPair, measure
 from core.metrics.interrater import cohens_kappa
+from core.metrics.registry import EXTRACTION_METRICS
 from core.metrics.ruler.harness import Row, derangement
 from core.metrics.ruler.model import DEFAULT_SEED, Floor
 from core.metrics.wilson import Rate
@@ -126,6 +127,11 @@ def pool_counts(counts: Sequence[dict[str, int]]) -> dict[str, int]:
     return out
 
 
+def _value(part: float | Rate | None) -> float | None:
+    """A mean's value, or a rate's (the floor of a rate is its value on shuffled pairs)."""
+    return part.value if isinstance(part, Rate) else part
+
+
 def extraction_floors(
     pairs: dict[str, list[ExtractionPair]], domains: dict[str, list[str | None]], pool: Sequence[tuple[str, str | None]],
     seed: int = DEFAULT_SEED,
@@ -147,13 +153,8 @@ def extraction_floors(
         acc = measure(shuffled)
         note = None if shuffled else "no other expected_rule in the store to mismatch against"
         n = acc.n
-        out[corpus] = {
-            "token_f1": Floor(acc.token_f1, EXTRACTION_FLOOR_METHOD, n, seed, note),
-            "semantic_f1": Floor(acc.semantic_f1, EXTRACTION_FLOOR_METHOD, n, seed, note),
-            "directive_f1": Floor(acc.directive_f1, EXTRACTION_FLOOR_METHOD, n, seed, note),
-            "token_agree": Floor(acc.token_agree.value, EXTRACTION_FLOOR_METHOD, n, seed, note),
-            "agreement": Floor(acc.agreement.value, EXTRACTION_FLOOR_METHOD, n, seed, note),
-        }
+        out[corpus] = {m.key: Floor(_value(getattr(acc, m.key)), EXTRACTION_FLOOR_METHOD, n, seed, note)
+                       for m in EXTRACTION_METRICS}
     return out
 
 

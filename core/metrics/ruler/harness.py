@@ -182,10 +182,10 @@ def run_canaries(comparator: Comparator, canaries: Sequence[Canary]) -> list[Can
     results: dict[int, CanaryResult] = {}
     for c, (score, ok) in zip(pair_canaries, verdicts):
         results[id(c)] = _canary_result(c, score, ok)
-    for c in canaries:
-        if isinstance(c, SetCanary):
-            score, ok = c.run(comparator)
-            results[id(c)] = _canary_result(c, score, ok)
+    for canary in canaries:
+        if isinstance(canary, SetCanary):
+            score, ok = canary.run(comparator)
+            results[id(canary)] = _canary_result(canary, score, ok)
     return [results[id(c)] for c in canaries]
 
 

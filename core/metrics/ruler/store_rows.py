@@ -87,7 +87,7 @@ def build_rows(details: list[TrajectoryDetail]) -> StoreRows:
         if not sentence:
             continue
         trigger, directive = parse_expected_rule(sentence)
-        meta = {"id": d.trajectory_id, "domain": d.domain, "klass": klass(d.failure_class) or _key(trigger),
+        meta: dict[str, Any] = {"id": d.trajectory_id, "domain": d.domain, "klass": klass(d.failure_class) or _key(trigger),
                 "failure_class": d.failure_class, "rule": _key(sentence), "corpus": d.corpus}
         group = d.domain or meta["klass"]
         key = (_key(trigger), _key(directive))
@@ -150,7 +150,7 @@ class AgreementRows:
 
 
 def agreement_rows(judgements: list[Any], population: list[Any], seed: int) -> AgreementRows:
-    from core.agreement.model import CANT_TELL, EVIDENCE_ANSWERS, VERDICT_ANSWERS
+    from core.domain.agreement import CANT_TELL, EVIDENCE_ANSWERS, VERDICT_ANSWERS
 
     kinds = {"verdict": VERDICT_ANSWERS, "evidence": EVIDENCE_ANSWERS}
     decisive = [j for j in judgements if j.answer != CANT_TELL]

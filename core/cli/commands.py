@@ -219,12 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     # Subsystems register their own subcommands (each module keeps its commands together).
-    from core import cli_agreement, cli_promotion, cli_ruler
+    from core.cli import agreement as cli_agreement
+    from core.cli import promotion as cli_promotion
+    from core.cli import ruler as cli_ruler
 
     cli_promotion.register(sub)
     cli_agreement.register(sub)
     cli_ruler.register(sub)
-    from core import cli_loop  # gate, taint, injection, cross-session, new-candidate (H15)
+    from core.cli import loop as cli_loop  # gate, taint, injection, cross-session, new-candidate (H15)
 
     cli_loop.register(sub)
     return parser
@@ -254,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return EXIT_OK
     finally:
         store.close()
@@ -266,6 +268,3 @@ def _os_error(error: OSError) -> str:
     where = f"{error.filename}: " if error.filename else ""
     return f"{where}{error.strerror or error} (a previous export there, if any, is unchanged)"
 
-
-if __name__ == "__main__":
-    sys.exit(main())

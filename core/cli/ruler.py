@@ -24,7 +24,7 @@ EXIT_FLAGGED = 3
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         "ruler", help="canaries, floors and mutation drops for every comparator; exit 3 when one is flagged",
         description=__doc__.splitlines()[0], epilog="exit codes: 0 ok, 3 a comparator is flagged, 1 error, 2 usage",
     )

@@ -88,7 +88,8 @@ def format_result(result: dict[str, Any]) -> list[str]:
 
 def cmd_agreement(args: argparse.Namespace, store: Store) -> int:
     from core.agreement.results import session_result, unblinded_summary
-    from core.store.agreement_repo import AgreementRepository, UnknownSession
+    from core.domain.errors import UnknownSession
+    from core.store.agreement_repo import AgreementRepository
 
     repo = AgreementRepository(store)
     try:

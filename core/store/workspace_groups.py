@@ -1,0 +1,85 @@
+"""The rules table with duplicates grouped: one row per group of rules that say the same thing.
+
+Rules whose replayed version has the same trigger and directive (``rule_version.dup_key``,
+see ``core.store.duplicate_key``) share a row. Grouping happens after the filter and
+inside the paging, in SQL: the filtered rows are partitioned by key, each group is
+represented by its first member in the table's order (so a group sorts where its best
+member would), and the count and the page are taken over those representatives; the page's
+groups come with all their members in the same query (one evaluation). A rule with no
+duplicate is a group of one. ``members_sql`` reads the members of given groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.store.workspace_query import (
+    EFFECTIVE_DECISIONS_SQL,
+    ROW_COLUMNS,
+    VERDICT_MARKS_SQL,
+    WorkspaceFilter,
+    WorkspaceScope,
+    results_cte,
+    where_sql,
+)
+
+# A version written before dup_key existed has it filled by revision 0002; the fallback keeps
+# a NULL key from merging unrelated rules.
+GROUP_KEY_SQL = "coalesce(w.dup_key, 'rule:' || CAST(w.rule_id AS VARCHAR))"
+
+
+def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None, sort_expression: str,
+                 params: dict[str, Any]) -> str:
+    """``WITH w, d, m, f``: f holds the filtered rows with their group key, sort value and status."""
+    params["reviewer"] = reviewer or ""
+    return f"""
+        WITH w AS ({results_cte(scope, params)}),
+             d AS ({EFFECTIVE_DECISIONS_SQL}),
+             m AS ({VERDICT_MARKS_SQL}),
+             f AS (
+                SELECT {ROW_COLUMNS}, {GROUP_KEY_SQL} AS g_key, {sort_expression} AS g_sort,
+                       coalesce(d.action, 'unreviewed') AS g_status
+                FROM w LEFT JOIN d ON d.rule_id = w.rule_id LEFT JOIN m ON m.result_id = w.id
+                {where_sql(flt, params)}
+             )
+    """
+
+
+def page_sql(cte: str, direction: str) -> str:
+    """One page of groups (LIMIT :limit OFFSET :offset) with all their rows, in one pass.
+
+    Each row carries its group's size, unreviewed count and rank (1: the group's row, its
+    first member in the table's order), the group's position on the page (``h_pos``) and,
+    computed before the page is cut, the number of groups (``h_total``) and of rules and
+    unreviewed rules (``all_rules``, ``all_unreviewed``) in the filtered set. Rows come
+    ordered by group, then rank: a page and its members cost one evaluation of the query.
+    """
+    return f"""{cte},
+        g AS (
+            SELECT f.*, count(*) OVER (PARTITION BY g_key) AS g_size,
+                   sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER (PARTITION BY g_key) AS g_unreviewed,
+                   ROW_NUMBER() OVER (PARTITION BY g_key ORDER BY g_sort {direction}, rule_id ASC) AS g_rank,
+                   count(*) OVER () AS all_rules,
+                   sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
+            FROM f
+        ),
+        heads AS (
+            SELECT g_key AS h_key, ROW_NUMBER() OVER (ORDER BY g_sort {direction}, rule_id ASC) AS h_pos,
+                   count(*) OVER () AS h_total
+            FROM g WHERE g_rank = 1
+            ORDER BY g_sort {direction}, rule_id ASC LIMIT :limit OFFSET :offset
+        )
+        SELECT g.*, heads.h_pos, heads.h_total FROM g JOIN heads ON heads.h_key = g.g_key
+        ORDER BY heads.h_pos, g.g_rank
+    """
+
+
+def members_sql(cte: str, keys: Sequence[str], params: dict[str, Any], direction: str) -> str:
+    """Every filtered row of the given groups, in the table's order."""
+    names = []
+    for i, key in enumerate(keys):
+        params[f"gk{i}"] = key
+        names.append(f":gk{i}")
+    return (f"{cte} SELECT * FROM f WHERE g_key IN ({', '.join(names)}) "
+            f"ORDER BY g_sort {direction}, rule_id ASC")

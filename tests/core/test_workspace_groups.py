@@ -1,0 +1,130 @@
+"""Duplicate rules (same trigger and directive) are one row of the rules table, grouped in SQL:
+paging, sorting and filtering count groups, and a group's members are read on demand."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.importing import import_paths
+from core.replay.profiles import WORKBENCH
+from core.replaying import materialise_expected_rules, run_replay
+from core.rule_duplicates import store_duplicate_groups
+from core.store.engine import Store, open_store
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
+from core.store.workspace_repo import WorkspaceRepository
+
+SCOPE = WorkspaceScope()
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory: pytest.TempPathFactory, demo_corpus: Path) -> Path:
+    """The demo corpus plus three copies of one failure (one expected_rule sentence) and one
+    copy of another failure: two groups of duplicates among the demo's own rules."""
+    root = tmp_path_factory.mktemp("groups")
+    lines = (demo_corpus / "failures" / "api.jsonl").read_text(encoding="utf-8").splitlines()
+    first, second = json.loads(lines[0]), json.loads(lines[1])
+    assert first.get("expected_rule") and second.get("expected_rule")
+    copies = [dict(first, trajectory_id=f"DUPX-{i}", id=f"DUPX-{i}") for i in range(3)]
+    copies.append(dict(second, trajectory_id="DUPX-B", id="DUPX-B"))
+    folder = root / "extra" / "failures"
+    folder.mkdir(parents=True)
+    (folder / "copies.jsonl").write_text("\n".join(json.dumps(c) for c in copies) + "\n", encoding="utf-8")
+    path = root / "s.sqlite"
+    store = open_store(path)
+    try:
+        import_paths(store, [demo_corpus, root / "extra"])
+        materialise_expected_rules(store)
+        run_replay(store, WORKBENCH.with_(semantic=False), scope="test")
+    finally:
+        store.close()
+    return path
+
+
+@pytest.fixture()
+def store(store_path: Path) -> Iterator[Store]:
+    opened = open_store(store_path)
+    yield opened
+    opened.close()
+
+
+def _all_group_rows(repo: WorkspaceRepository, flt: WorkspaceFilter = WorkspaceFilter(), **order: object) -> list:
+    page = repo.page_groups(SCOPE, flt, order_by=str(order.get("order_by", "rule")),
+                            descending=bool(order.get("descending", False)), limit=10_000)
+    return page.rows
+
+
+def test_each_group_of_duplicates_is_one_row_with_its_size(store: Store) -> None:
+    repo = WorkspaceRepository(store)
+    expected = {tuple(m) for m in store_duplicate_groups(store).values()}
+    page = repo.page_groups(SCOPE, WorkspaceFilter(), limit=10_000)
+    rules = repo.page(SCOPE, WorkspaceFilter(), limit=10_000)
+    assert len(expected) >= 2
+    assert page.rules == rules.total
+    assert page.total == rules.total - sum(len(m) - 1 for m in expected) == len(page.rows)
+    grouped = [r for r in page.rows if r.group_size > 1]
+    members = repo.group_members(SCOPE, WorkspaceFilter(), [r.group_key for r in grouped])
+    assert {tuple(sorted(m.rule_id for m in members[r.group_key])) for r in grouped} == expected
+    assert all(len(members[r.group_key]) == r.group_size for r in grouped)
+
+
+def test_small_pages_add_up_to_every_rule_exactly_once(store: Store) -> None:
+    repo = WorkspaceRepository(store)
+    whole = repo.page_groups(SCOPE, WorkspaceFilter(), order_by="trigger", limit=10_000)
+    paged = []
+    for offset in range(0, whole.total, 3):
+        page = repo.page_groups(SCOPE, WorkspaceFilter(), order_by="trigger", offset=offset, limit=3)
+        assert (page.total, page.rules) == (whole.total, whole.rules)
+        keys = [r.group_key for r in page.rows if r.group_size > 1]
+        # The page's members come with it (one query), equal to reading them apart.
+        apart = repo.group_members(SCOPE, WorkspaceFilter(), keys, order_by="trigger")
+        assert {k: [m.rule_id for m in v] for k, v in page.members.items()} == \
+            {k: [m.rule_id for m in v] for k, v in apart.items()}
+        paged += page.rows
+    assert [r.rule_id for r in paged] == [r.rule_id for r in whole.rows]
+    members = repo.group_members(SCOPE, WorkspaceFilter(), [r.group_key for r in paged], order_by="trigger")
+    every = sorted(m.rule_id for ms in members.values() for m in ms)
+    assert every == sorted(r.rule_id for r in repo.page(SCOPE, WorkspaceFilter(), limit=10_000).rows)
+
+
+def test_a_group_row_is_its_first_member_in_the_sort_order(store: Store) -> None:
+    repo = WorkspaceRepository(store)
+    for descending in (False, True):
+        rows = _all_group_rows(repo, order_by="rule", descending=descending)
+        ids = [r.rule_id for r in rows]
+        assert ids == sorted(ids, reverse=descending)
+        grouped = [r for r in rows if r.group_size > 1]
+        members = repo.group_members(SCOPE, WorkspaceFilter(), [r.group_key for r in grouped],
+                                     order_by="rule", descending=descending)
+        for row in grouped:
+            assert members[row.group_key][0].rule_id == row.rule_id
+            pick = min if not descending else max
+            assert row.rule_id == pick(m.rule_id for m in members[row.group_key])
+
+
+def test_a_filter_applies_to_the_members_before_they_are_grouped(store: Store) -> None:
+    repo = WorkspaceRepository(store)
+    flt = WorkspaceFilter(text="DUPX-")  # the source trajectory ids of the copies only
+    page = repo.page_groups(SCOPE, flt, limit=10_000)
+    # Three copies of one sentence (its original is filtered out), one copy of another.
+    assert (page.rules, page.total) == (4, 2)
+    assert sorted(r.group_size for r in page.rows) == [1, 3]
+    unfiltered = {r.group_key: r.group_size for r in _all_group_rows(repo)}
+    assert all(unfiltered[r.group_key] == r.group_size + 1 for r in page.rows)
+
+
+def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> None:
+    from core.store.replay_repo import ReplayRepository
+    from core.store.rule_repo import RuleRepository
+
+    rules, plain = RuleRepository(store), ReplayRepository(store)
+    every = rules.list_rules()
+    some = [r.id for r in every[::3]]
+    assert plain.rules_for_replay() == every
+    assert plain.rules_for_replay(ids=some) == rules.list_rules(ids=some)
+    assert plain.rules_for_replay(kinds=["expected_rule"]) == rules.list_rules(kinds=["expected_rule"])
+    assert plain.rules_for_replay(kinds=["standing"]) == rules.list_rules(kinds=["standing"])
+    assert plain.rules_for_replay(ids=[]) == []

@@ -1,0 +1,137 @@
+"""Duplicate rules (same trigger and directive) are one row of the rules table that expands;
+a decision on the collapsed group decides each rule, one audit event per rule."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import build_replayed_store, preset_reviewer, wait_idle
+from gui_thread_guard import GuiThreadStatements
+from PySide6.QtCore import Qt
+
+from cauterule_gui.db import DatabaseExecutor
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.models.rule_table_model import COL_TRIGGER, RuleTableModel
+from cauterule_gui.services import StoreServices, open_services
+from cauterule_gui.settings import make_settings
+
+
+@pytest.fixture
+def copies_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunner) -> Iterator[MainWindow]:
+    """Three copies of one failure (one expected_rule sentence) and one other failure."""
+    lines = (demo_corpus / "failures" / "api.jsonl").read_text(encoding="utf-8").splitlines()
+    first, second = json.loads(lines[0]), json.loads(lines[1])
+    records = [dict(first, trajectory_id=f"DUPX-{i}", id=f"DUPX-{i}") for i in range(3)]
+    records.append(dict(second, trajectory_id="OTHER-1", id="OTHER-1"))
+    folder = tmp_path / "corpus" / "failures"
+    folder.mkdir(parents=True)
+    (folder / "copies.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    store = tmp_path / "dups.sqlite"
+    build_replayed_store(store, [tmp_path / "corpus"])
+    preset_reviewer()
+    window = MainWindow(open_services(store), runner, make_settings(), open_services)
+    qtbot.addWidget(window)
+    window.replay.set_semantic(False)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_review()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    wait_idle(window)  # the table's rows are read through the executor
+    yield window
+    window.close()
+    window.services.close()
+
+
+def _group_row(model: RuleTableModel) -> int:
+    return next(r for r in range(model.rowCount()) if model.is_group(r))
+
+
+def test_duplicates_are_one_row_that_expands_and_collapses(qtbot: Any, copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    assert (model.rowCount(), model.total, model.rule_total) == (2, 2, 4)
+    row = _group_row(model)
+    assert model.index(row, COL_TRIGGER).data().startswith("×3 ▸ ")
+    rules.select_row(row)
+    rules.view.setFocus()
+    qtbot.keyClick(rules.view, Qt.Key.Key_Right)
+    assert model.rowCount() == 4
+    assert model.index(row, COL_TRIGGER).data().startswith("×3 ▾ ")
+    members = [model.rule(r) for r in (row, row + 1, row + 2)]
+    assert all(model.index(r, COL_TRIGGER).data().startswith("    ↳ ") for r in (row + 1, row + 2))
+    assert len({m.rule_id for m in members}) == 3 and len({m.group_key for m in members}) == 1
+    rules.select_row(row + 2)
+    qtbot.keyClick(rules.view, Qt.Key.Key_Left)  # from a member: its group collapses, selection on the group
+    assert model.rowCount() == 2 and rules.view.currentIndex().row() == row
+    assert rules.progress_label.text() == "0 / 4 reviewed"
+
+
+def test_a_decision_on_the_collapsed_group_decides_each_rule_with_its_own_audit_event(
+        qtbot: Any, copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    row = _group_row(rules.model)
+    rules.select_row(row)
+    rules.view.setFocus()
+    qtbot.keyClick(rules.view, Qt.Key.Key_D)
+    wait_idle(copies_window)  # the decisions are written on the database thread
+    result = copies_window.bulk.last
+    assert result is not None and result.action == "defer" and len(result.decided) == 3
+    reviews = copies_window.services.reviews
+    for rule_id in result.decided:
+        assert reviews.current(rule_id).action == "defer"
+        assert [e.action for e in reviews.rule_audit(rule_id)] == ["defer"]
+    other = rules.model.rule(1 - row)
+    assert other is not None and reviews.current(other.rule_id) is None
+
+
+def test_selecting_a_member_of_a_collapsed_group_expands_it(copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    row = _group_row(model)
+    members = model.rules_of_rows([row])
+    assert len(members) == 3
+    assert rules.select_rule(members[-1].rule_id)
+    assert model.is_expanded(row) and rules.current_rule_id() == members[-1].rule_id
+
+
+def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
+        qtmodeltester: Any, replayed: Any) -> None:
+    model = RuleTableModel(replayed.workspace, page_size=7)  # the demo has two pairs of duplicates
+    model.fetch_all()
+    groups = [r for r in range(model.rowCount()) if model.is_group(r)]
+    assert len(groups) == 2 and model.rowCount() == model.total == model.rule_total - 2
+    qtmodeltester.check(model)
+    model.expand(groups[1])
+    model.expand(groups[0])
+    assert model.rowCount() == model.rule_total
+    qtmodeltester.check(model)
+    model.collapse(groups[0] + 1)  # from a member row
+    assert model.rowCount() == model.rule_total - 1 and not model.is_expanded(groups[0])
+
+
+def test_grouped_pages_arrive_off_the_gui_thread_and_groups_expand_without_sql(
+        qtbot: Any, replayed: StoreServices, runner: JobRunner) -> None:
+    model = RuleTableModel(replayed.workspace, page_size=7)
+    model.set_executor(DatabaseExecutor(runner, lambda: replayed))
+    with GuiThreadStatements(replayed.store.engine) as guard:
+        with qtbot.waitSignal(model.loaded, timeout=5000):
+            model.refresh()
+        pages = 0
+        while model.canFetchMore():
+            shown = model.rowCount()
+            model.fetchMore()
+            assert model.rowCount() == shown and not model.canFetchMore()  # on its way: asked once
+            qtbot.waitUntil(lambda: not model.busy, timeout=5000)
+            pages += 1
+        groups = [r for r in range(model.rowCount()) if model.is_group(r)]
+        for row in reversed(groups):  # members came with their page: nothing to read
+            model.expand(row)
+        assert model.rowCount() == model.rule_total
+    assert pages >= 1 and len(groups) == 2
+    assert not guard.seen, guard.report()
