@@ -2,7 +2,7 @@
 
 A / R / D act on every selected rule when more than one row is selected (one rule selected:
 the Review controller's single-rule path, unchanged). Each rule gets its own call to the
-decision path (``review_actions.request`` + ``run``, i.e. ``core.decisions.decide``), so each
+decision path (``core.decisions.decide``, run by the window's database executor), so each
 gets its own decision and its own audit event; a rule whose approval is refused (unopened
 broken rows, incomplete run, a failed gate needing acknowledgement) is reported by name and
 left undecided, the others are decided.
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
 
-from core.decisions import ApprovalRefused, PromotionError, ReasonRequired
+from core.decisions import ApprovalRefused, PromotionError, ReasonRequired, decide
 from core.store.engine import Store
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui import review_actions
-from cauterule_gui.jobs.runner import JobPool
 from cauterule_gui.panels.reason_dialog import ReasonDialog
+from cauterule_gui.services import StoreServices
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
@@ -40,7 +40,8 @@ class BulkResult:
 
 def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: str,
                 reason: str | None) -> BulkResult:
-    """One request on the one decision path per rule (``review_actions.request`` / ``run``):
+    """One request on the one decision path per rule (``core.decisions.decide``; on the database
+    thread, through the window's executor):
     its own transaction, decision and audit event. ``core.decisions`` checks each rule
     (broken rows opened, complete run, gates) and refuses with a reason, which is kept."""
     result = BulkResult(action)
@@ -48,7 +49,7 @@ def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: 
         override = action == "approve" and row.verdict != "pass" and bool(reason)
         request = review_actions.request(row, action, reviewer, reason, override_verdict=override)
         try:
-            review_actions.run(store, request)
+            decide(store, request)
         except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
             result.refused[row.rule_id] = str(refusal)
             continue
@@ -69,18 +70,12 @@ class BulkDecisions(QObject):
 
     # -- duplicates -------------------------------------------------------------------
     def refresh_duplicates(self) -> None:
-        services = self._window.services
-        if services is None:
-            return
-        store = services.store
-
-        def job(_ctx: object) -> Mapping[int, tuple[int, ...]]:
+        def job(services: StoreServices) -> Mapping[int, tuple[int, ...]]:
             from core.rule_duplicates import store_duplicate_groups
 
-            return store_duplicate_groups(store)
+            return store_duplicate_groups(services.store)
 
-        handle = self._window.runner.submit(job, name="duplicate rules", pool=JobPool.DB, key=f"dups:{id(self)}")
-        handle.result.connect(self._on_duplicates)
+        self._window.db.query(job, self._on_duplicates, name="duplicate rules", key="duplicates")
 
     def _on_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
         self.duplicates = groups
@@ -136,17 +131,20 @@ class BulkDecisions(QObject):
         self.reason_dialog = dialog
         dialog.open()
 
-    def apply(self, rows: list[WorkspaceRule], reviewer: str, action: str, reason: str | None) -> BulkResult:
-        services = self._window.services
+    def apply(self, rows: list[WorkspaceRule], reviewer: str, action: str, reason: str | None) -> None:
+        """Decide on each rule on the database thread; ``decided`` is emitted once all are written."""
         self.reason_dialog = None
-        if services is None:
-            return BulkResult(action)
-        result = decide_each(services.store, rows, reviewer, action, reason)
+        self._window.db.op(lambda s: decide_each(s.store, rows, reviewer, action, reason),
+                           lambda result: self._applied(result, len(rows)), kinds={"decisions"}, initiator=self,
+                           name=f"{action} {len(rows)} rules")
+
+    def _applied(self, result: BulkResult, asked: int) -> None:
         self.last = result
+        action = result.action
+        rows = range(asked)
         refused = "; ".join(f"rule {rid}: {why}" for rid, why in list(result.refused.items())[:3])
         done = {"approve": "Approved", "reject": "Rejected", "defer": "Deferred"}[action]
         self.status_message.emit(f"{done} {len(result.decided)} of {len(rows)} rules"
                                  + (f" — not decided: {refused}" if refused else "") + " (saved, one audit event each)")
         self._window.workspace.rules.refresh()
         self.decided.emit(result)
-        return result

@@ -17,7 +17,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
-    QInputDialog,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -28,8 +27,9 @@ from PySide6.QtWidgets import (
 from core.store.workspace_query import WorkspaceScope
 
 from cauterule_gui import settings as keys
-from cauterule_gui import theme, window_menus, window_settings, window_store
+from cauterule_gui import theme, window_menus, window_replay, window_settings, window_store
 from cauterule_gui.bulk_decisions import BulkDecisions
+from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.import_controller import ImportController
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.jobs.replay_job import ReplayProcess
@@ -71,6 +71,8 @@ class MainWindow(QMainWindow):
         self._open_services = open_services
         self.setWindowTitle("CauterRule Workbench")
         self.shortcuts_dialog: ShortcutsDialog | None = None
+        # Every read and write after the store opened goes through this (off the GUI thread).
+        self.db = DatabaseExecutor(runner, lambda: self.services, self)
 
         # Corpus tab (unchanged from the first window).
         self.corpus_model = CorpusTableModel(services.corpora, self)
@@ -95,9 +97,11 @@ class MainWindow(QMainWindow):
         self.workspace = ReviewWorkspace(self.rule_model, self)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
-        self.tabs.addTab(self.workspace, "Review")
-        self.tabs.addTab(self.splitter, "Corpus")
+        self.tab_registry = TabRegistry(self, self.tabs)
         self.setCentralWidget(self.tabs)
+        for model in (self.corpus_model, self.trajectory_model):
+            model.set_executor(self.db)
+        self.workspace.rules.set_executor(self.db)
         self.history = RunHistoryDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.history)
         self.history.hide()
@@ -115,27 +119,32 @@ class MainWindow(QMainWindow):
         for widget in (self.progress, self.replay_progress, self.store_label, self.reviewer_label, self.model_label):
             self.statusBar().addPermanentWidget(widget)
         self.importer = ImportController(runner, lambda: self.services, self.progress, self)
-        self.review = ReviewController(lambda: self.services, self.identity, self.workspace.rules,
+        self.review = ReviewController(self.db, self.identity, self.workspace.rules,
                                        self.workspace.evidence, self.workspace.viewer, self)
         self.replay = ReplayController(runner, lambda: self.services, settings, process or ReplayProcess(),
                                        self.replay_progress, self)
-        self.whatif = WhatIfController(lambda: self.services, self.replay, self.identity, self)
-        self.workflows = WorkflowTabs(self, self.tabs, runner, self.identity, lambda: self.services,
+        self.whatif = WhatIfController(self.db, self.replay, self.identity, self)
+        self.bulk = BulkDecisions(self)
+        self.tab_registry.register(
+            self.workspace, "Review", kinds={"decisions", "marks", "rules", "replay", "corpora", "promotion"},
+            refresh=self._refresh_review, sources=(self.review, self.bulk), keys=lambda: [
+                row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
+        self.tab_registry.register(self.splitter, "Corpus", kinds={"corpora", "labels"}, refresh=self._refresh_corpus)
+        self.workflows = WorkflowTabs(self, self.tab_registry, self.db, self.identity,
                                       lambda text: self.statusBar().showMessage(text, 8000), self._show_rule_in_review)
+        self.db.changes_applied.connect(self.tab_registry.changes_applied)
+        self.db.changes_applied.connect(lambda kinds, _by: self._after_change(kinds))
+        self.db.failed.connect(lambda failure: self.statusBar().showMessage(f"Not saved: {failure}", 15_000))
         self._live_refresh = QTimer(self)
         self._live_refresh.setSingleShot(True)
         self._live_refresh.setInterval(LIVE_REFRESH_MS)
-        self._live_refresh.timeout.connect(lambda: self._sliced(self.workspace.rules.refresh))
+        self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
-        self.tabs.insertTab(0, self.welcome, "Welcome")
+        self.tab_registry.register(self.welcome, "Welcome", index=0)
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)
-        self.bulk = BulkDecisions(self)
-        self.tab_registry = TabRegistry(self, self.tabs)
-        self.tab_registry.set_keys(self.workspace, lambda: [
-            row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
 
         self._build_actions()
         self._connect()
@@ -143,7 +152,7 @@ class MainWindow(QMainWindow):
         self._show_reviewer(self.identity.name or "")
         self.model_label.setText(self.replay.model_state)
         self.workspace.rules.set_repository(services.workspace)
-        self.history.refresh(services.replays)
+        self.refresh_history()
         self.start.describe()
         self.bulk.refresh_duplicates()
         from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
@@ -179,8 +188,6 @@ class MainWindow(QMainWindow):
         self.replay.model_state_changed.connect(
             lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
         self.workflows.remember_semantic_choice(self._settings)
-        self.review.decided.connect(lambda *_args: self.workflows.on_decision_or_replay())
-        self.bulk.decided.connect(lambda _result: self.workflows.on_decision_or_replay())
         self.history.run_activated.connect(lambda run_id: self.workspace.rules.set_scope(WorkspaceScope(run_id=run_id)))
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
         hints = QGuiApplication.styleHints()
@@ -191,8 +198,28 @@ class MainWindow(QMainWindow):
         return self.tabs.currentWidget() is self.workspace
 
     def show_trajectory(self, pk: int) -> None:
-        detail = self.services.corpora.get_trajectory(pk) if self.services else None
-        self.viewer.show_trajectory(detail)
+        self._corpus_pk = pk
+
+        def shown(detail: object) -> None:
+            if self._corpus_pk == pk:
+                self.viewer.show_trajectory(detail)  # type: ignore[arg-type]
+
+        if self.db.query(lambda s: s.corpora.get_trajectory(pk), shown, name="trajectory", key="corpus-viewer") is None:
+            self.viewer.show_trajectory(None)
+
+    def refresh_history(self) -> None:
+        self.db.query(lambda s: s.replays.runs(), self.history.model.set_runs, name="run history", key="history")
+
+    def _refresh_review(self) -> None:
+        window_replay.refresh_review(self)
+
+    def _refresh_corpus(self) -> None:
+        self.corpus_model.refresh()
+        self.trajectory_model.refresh()
+
+    def _after_change(self, kinds: frozenset[str]) -> None:
+        if "replay" in kinds or "corpora" in kinds:
+            self.refresh_history()
 
     def show_review(self) -> None:
         self.tabs.setCurrentWidget(self.workspace)
@@ -206,9 +233,9 @@ class MainWindow(QMainWindow):
             self.replay_everything()
             self.show_review()
         elif key == "review":
-            if self.services is not None and not self.services.workspace.has_results():
-                self.replay_everything()  # results stream into the Review tab as they finish
             self.show_review()
+            self.db.query(lambda s: s.workspace.has_results(),  # none yet: they stream in as they finish
+                          lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
             self.tabs.setCurrentWidget(self.workflows.labelling)
         elif key == "agreement":
@@ -240,13 +267,10 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._on_colours_changed)
 
     def refresh(self) -> None:
-        self.start.describe()
-        self.bulk.refresh_duplicates()
-        self.corpus_model.refresh()
-        self.trajectory_model.refresh()
-        self.workspace.rules.refresh_options()
-        self.workspace.rules.refresh()
-        self.history.refresh(self.services.replays if self.services else None)
+        """View ▸ Refresh (and a store switch): every tab reads the store again."""
+        self._refresh_review()
+        self._refresh_corpus()
+        self.refresh_history()
         self.workflows.refresh()
 
     def replay_selection(self) -> None:
@@ -254,15 +278,7 @@ class MainWindow(QMainWindow):
         self.replay.start(f"selection ({len(ids)} rule{'s' if len(ids) != 1 else ''})", ids)
 
     def replay_corpus(self) -> None:
-        if self.services is None:
-            return
-        corpora = self.services.workspace.rule_corpora()
-        if not corpora:
-            self.statusBar().showMessage("No corpus holds rules", 10_000)
-            return
-        name, ok = QInputDialog.getItem(self, "Replay a corpus", "Replay the rules of corpus:", corpora, 0, False)
-        if ok and name:
-            self.replay.start(f"corpus {name}", self.services.workspace.rule_ids_in_corpus(name))
+        window_replay.replay_corpus(self)
 
     def replay_everything(self) -> None:
         self.replay.start("everything", None, materialise_expected=True)
@@ -271,22 +287,28 @@ class MainWindow(QMainWindow):
         rules = self.workspace.rules
         if rules.model.scope.run_id is None and run_id not in rules.model.scope.live_run_ids:
             rules.model.set_scope(WorkspaceScope(live_run_ids=(run_id,)))
-            self.history.refresh(self.services.replays if self.services else None)
+            self.refresh_history()
         # Coalesced: chunks can arrive faster than a reviewer can read; one refresh per beat.
         if not self._live_refresh.isActive():
             self._live_refresh.start()
 
+    def _live_tick(self) -> None:
+        # A read still on its way is let land (a new one would drop it): the next beat re-reads.
+        if self.workspace.rules.model.busy:
+            self._live_refresh.start()
+        else:
+            self._sliced(self.workspace.rules.refresh)
+
     def _on_replay_done(self) -> None:
         self._live_refresh.stop()
         QTimer.singleShot(DUPLICATES_AFTER_REPLAY_MS, self.bulk.refresh_duplicates)  # replay made candidates; after the refresh
-        self.workflows.on_decision_or_replay()
+        self.db.notify({"replay"}, self.replay)  # the review table below refreshes itself, sliced
         self._set_store_actions_enabled(True)
         rules = self.workspace.rules
         if rules.model.scope.live_run_ids:
             self._sliced(lambda: rules.model.set_scope(WorkspaceScope()), rules.refresh_options)
         else:
             self._sliced(rules.refresh, rules.refresh_options)
-        QTimer.singleShot(0, lambda: self.history.refresh(self.services.replays if self.services else None))
 
     def _sliced(self, first: Callable[[], object], *later: Callable[[], object]) -> None:
         """Refresh the table now; the filter choices and the evidence board in later
@@ -304,7 +326,7 @@ class MainWindow(QMainWindow):
 
     def _on_import_done(self) -> None:
         self._set_store_actions_enabled(True)
-        self.refresh()
+        self.refresh()  # an import changes every tab's rows
 
     def _on_colours_changed(self) -> None:
         self.workflows.colours_changed()
@@ -368,6 +390,7 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.workflows.flush()  # the last typed label is committed before anything stops
         self.runner.shutdown()  # cancels; imports stop between files and keep what they wrote
+        self.db.close()  # after the flush's write: nothing late reaches closed widgets
         self.replay.shutdown()  # the replay process quits (jobs using it have finished)
         for dialog in self.findChildren(QDialog):
             dialog.close()  # a dialog left open must not outlive its window

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
@@ -97,10 +97,12 @@ def restore(window: MainWindow, settings: QSettings) -> bool:
     state = load(settings, window.services.path)
     if state.empty:
         return False
-    if state.rule_id is not None and window.workspace.rules.select_rule(state.rule_id) and state.evidence_pk:
-        # The evidence board fills from the rule selection; pick the row in a later turn.
-        pk, bucket = state.evidence_pk, state.bucket
-        QTimer.singleShot(0, lambda: window.workspace.evidence.restore_row(bucket, pk))
+    if state.rule_id is not None and state.evidence_pk:
+        # The evidence board is read off the GUI thread once the rule is selected: the row is
+        # picked when it has arrived.
+        window.review.restore_row(state.rule_id, state.bucket, state.evidence_pk)
+    if state.rule_id is not None:
+        window.workspace.rules.select_rule(state.rule_id)
     if state.label_pk is not None:
         window.workflows.labelling.select_trajectory(state.label_pk)
     for index in range(window.tabs.count()):

@@ -8,7 +8,7 @@ reviewer's store, where its rules would be replayed against real trajectories.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
@@ -43,14 +43,18 @@ class StartFlow:
             window.welcome.set_store_description("No store is open.")
             window.welcome.set_next_step("import", next_step(0, False, 0)[1])
             return
-        corpora = services.corpora.list_corpora()
-        count = sum(c.trajectories for c in corpora)
         demo = " (the demo store)" if self.is_demo_store() else ""
-        window.welcome.set_store_description(
-            f"Store {services.path}{demo}: {count} trajectories in {len(corpora)} corpora. "
-            "Everything stays on this machine.")
-        has_results = services.workspace.has_results()
-        window.welcome.set_next_step(*next_step(len(corpora), has_results, window.rule_model.unreviewed))
+
+        def shown(found: tuple[list[Any], bool]) -> None:
+            corpora, has_results = found
+            count = sum(c.trajectories for c in corpora)
+            window.welcome.set_store_description(
+                f"Store {services.path}{demo}: {count} trajectories in {len(corpora)} corpora. "
+                "Everything stays on this machine.")
+            window.welcome.set_next_step(*next_step(len(corpora), has_results, window.rule_model.unreviewed))
+
+        window.db.query(lambda s: (s.corpora.list_corpora(), s.workspace.has_results()), shown,
+                        name="store summary", key="start-describe")
 
     def is_demo_store(self) -> bool:
         services = self._window.services

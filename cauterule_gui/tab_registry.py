@@ -1,4 +1,10 @@
-"""Every tab reachable from the keyboard, and the keys of the tab in front.
+"""Every tab in one place: its title, its keys, and the store changes it refreshes on.
+
+``register(widget, title, kinds=..., refresh=...)`` adds a tab: from then on, when the
+window's database executor reports a committed write (``changes_applied(kinds, initiator)``)
+whose kinds the tab shows, the tab refreshes — at once if it is in front, else the next time
+it is shown (a hidden tab does no work). A change the tab made itself (its ``sources``) does
+not refresh it: the tab already updated what it shows.
 
 ``Ctrl+1`` … ``Ctrl+9`` select the tabs in their order (built after every tab is added, so a
 tab added later, e.g. a new loop view, gets the next number without touching this module).
@@ -10,7 +16,8 @@ found inside it, so a key added to a panel shows up in the `?` sheet by itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
@@ -43,12 +50,58 @@ def rows_inside(area: str, widget: QWidget) -> list[Row]:
     return rows + rows_of_actions(area, [a for a in widget.findChildren(QAction) if not a.shortcut().isEmpty()])
 
 
+@dataclass
+class TabSpec:
+    widget: QWidget
+    kinds: frozenset[str]
+    refresh: Callable[[], object] | None
+    sources: tuple[object, ...]
+    stale: bool = False
+
+
 class TabRegistry:
     def __init__(self, window: QMainWindow, tabs: QTabWidget) -> None:
         self._window = window
         self._tabs = tabs
+        self.tabs = tabs
         self._sources: dict[int, Callable[[], list[Row]]] = {}
+        self._specs: list[TabSpec] = []
         self.actions: list[QAction] = []
+        tabs.currentChanged.connect(lambda _i: self._refresh_if_stale())
+
+    def register(self, widget: QWidget, title: str, *, kinds: Iterable[str] = (),
+                 refresh: Callable[[], object] | None = None, sources: Sequence[object] = (),
+                 keys: Callable[[], list[Row]] | None = None, index: int | None = None) -> QWidget:
+        """Add the tab (at ``index``, else last) with what it refreshes on and its `?` rows."""
+        if index is None:
+            self._tabs.addTab(widget, title)
+        else:
+            self._tabs.insertTab(index, widget, title)
+        self._specs.append(TabSpec(widget, frozenset(kinds), refresh, (widget, *sources)))
+        if keys is not None:
+            self.set_keys(widget, keys)
+        return widget
+
+    def kinds_of(self, widget: QWidget) -> frozenset[str]:
+        return next((spec.kinds for spec in self._specs if spec.widget is widget), frozenset())
+
+    def changes_applied(self, kinds: frozenset[str], initiator: object = None) -> None:
+        """A write committed: refresh the tabs that show one of ``kinds`` (hidden ones when shown)."""
+        current = self._tabs.currentWidget()
+        for spec in self._specs:
+            if spec.refresh is None or not spec.kinds & kinds or any(initiator is s for s in spec.sources):
+                continue
+            if spec.widget is current:
+                spec.refresh()
+            else:
+                spec.stale = True
+
+    def _refresh_if_stale(self) -> None:
+        current = self._tabs.currentWidget()
+        for spec in self._specs:
+            if spec.widget is current and spec.stale and spec.refresh is not None:
+                spec.stale = False
+                spec.refresh()
 
     def title(self, widget: QWidget) -> str:
         return self._tabs.tabText(self._tabs.indexOf(widget)).replace("&", "")

@@ -1,16 +1,22 @@
 """What if: save an edited rule as a new version, replay it alone, list the bucket moves
-against the result the reviewer was looking at (the previous version's)."""
+against the result the reviewer was looking at (the previous version's).
+
+The rule text is read, the edit saved (``core.decisions.save_whatif_edit``, which decides
+whether it is a new version) and the moves read through the window's database executor; the
+GUI thread only shows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from core.store.rule_repo import RuleText
+from core.decisions import WhatIfEdit, save_whatif_edit
 from core.store.workspace_query import WorkspaceRule, WorkspaceScope
 
+from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs.replay_job import ReplayDone
 from cauterule_gui.models.formatting import VERDICT_TEXT
 from cauterule_gui.panels.whatif_dialog import WhatIfDialog
@@ -22,10 +28,10 @@ from cauterule_gui.services import StoreServices
 class WhatIfController(QObject):
     moves_shown = Signal(object)  # list[BucketMove]
 
-    def __init__(self, services: Callable[[], StoreServices | None], replay: ReplayController,
+    def __init__(self, db: DatabaseExecutor, replay: ReplayController,
                  identity: ReviewerIdentity, dialog_parent: QWidget) -> None:
         super().__init__(dialog_parent)
-        self._services = services
+        self.db = db
         self._replay = replay
         self._identity = identity
         self._parent = dialog_parent
@@ -35,13 +41,16 @@ class WhatIfController(QObject):
         self._waiting_run = False
         replay.replay_finished.connect(self._on_replay_finished)
 
-    def open(self, rule: WorkspaceRule | None) -> WhatIfDialog | None:
-        services = self._services()
-        if rule is None or services is None:
-            return None
-        info = services.rules.get(rule.rule_id)
-        if info is None:
-            return None
+    def open(self, rule: WorkspaceRule | None) -> None:
+        """Open the dialog on the rule's latest text once it is read."""
+        if rule is None:
+            return
+        self.db.query(lambda s: s.rules.get(rule.rule_id), lambda info: self._show(rule, info),
+                      name="what-if rule text")
+
+    def _show(self, rule: WorkspaceRule, info: Any) -> None:
+        if info is None or self.dialog is not None:
+            return
         self._rule = rule
         self._before_result = rule.result_id
         dialog = WhatIfDialog(f"{rule.origin} — shown: v{rule.version}, run #{rule.run_id}, "
@@ -51,7 +60,6 @@ class WhatIfController(QObject):
         dialog.finished.connect(self._on_closed)
         self.dialog = dialog
         dialog.open()
-        return dialog
 
     def _on_closed(self, _result: int) -> None:
         if self.dialog is not None:
@@ -60,9 +68,8 @@ class WhatIfController(QObject):
         self._waiting_run = False
 
     def run(self, trigger: str, directive: str) -> None:
-        services = self._services()
         rule = self._rule
-        if services is None or rule is None or self.dialog is None:
+        if rule is None or self.dialog is None:
             return
         if self._replay.running:
             self.dialog.show_failure("A replay is already running; wait for it or cancel it first.")
@@ -70,37 +77,45 @@ class WhatIfController(QObject):
         reviewer = self._identity.require(self._parent)
         if not reviewer:
             return
-        info = services.rules.get(rule.rule_id)
-        assert info is not None
-        latest = info.latest
-        if (trigger, directive) != (latest.trigger, latest.directive):
-            text = RuleText(trigger=trigger, directive=directive, context=latest.context, signature=latest.signature,
-                            because=latest.because, confidence=latest.confidence)
-            version = services.workspace.edit_rule(rule.rule_id, text, reviewer, "what-if edit in the review workspace")
-            label = f"what-if rule {rule.rule_id} v{version.version}"
-        else:
-            label = f"what-if rule {rule.rule_id} v{latest.version} (unchanged)"
-        handle = self._replay.start(label, [rule.rule_id])
+        dialog = self.dialog
+        dialog.set_running("Saving…")
+        self.db.op(lambda s: save_whatif_edit(s.store, rule.rule_id, trigger, directive, reviewer),
+                   self._saved, kinds={"rules"}, name="what-if edit",
+                   on_error=lambda error: dialog.show_failure(str(error)[:1].upper() + str(error)[1:]))
+
+    def _saved(self, edit: WhatIfEdit) -> None:
+        if self.dialog is None:
+            return
+        handle = self._replay.start(edit.label, [edit.rule_id])
         if handle is None:
             self.dialog.show_failure("Replay could not start.")
             return
         self._waiting_run = True
-        self.dialog.set_running(f"Saved; replaying {label}…")
+        self.dialog.set_running(f"Saved; replaying {edit.label}…")
 
     def _on_replay_finished(self, done: ReplayDone) -> None:
-        services = self._services()
-        if not self._waiting_run or self.dialog is None or services is None or self._rule is None:
+        if not self._waiting_run or self.dialog is None or self._rule is None:
             return
         self._waiting_run = False
         if done.status != "complete":
             self.dialog.show_failure(f"Replay run #{done.run_id} was {done.status}; nothing to compare.")
             return
-        after = services.workspace.rule_row(WorkspaceScope(run_id=done.run_id), self._rule.rule_id)
-        if after is None or self._before_result is None:
+        rule_id, before_id = self._rule.rule_id, self._before_result
+
+        def compare(s: StoreServices) -> tuple[Any, Any, Any]:
+            after = s.workspace.rule_row(WorkspaceScope(run_id=done.run_id), rule_id)
+            if after is None or before_id is None:
+                return None, None, []
+            return after, s.workspace.result(before_id), s.workspace.bucket_moves(before_id, after.result_id)
+
+        self.db.query(compare, lambda found: self._show_moves(done, *found), name="what-if moves")
+
+    def _show_moves(self, done: ReplayDone, after: Any, before: Any, moves: list[Any]) -> None:
+        if self.dialog is None:
+            return
+        if after is None:
             self.dialog.show_failure("The rule has no result in the new run.")
             return
-        before = services.workspace.result(self._before_result)
-        moves = services.workspace.bucket_moves(self._before_result, after.result_id)
         verdict_before = f"{VERDICT_TEXT.get(before.verdict, before.verdict)} ({before.reason})" if before else "—"
         summary = (f"v{before.version if before else '?'} → v{after.version} (run #{done.run_id}): verdict "
                    f"{verdict_before} → {VERDICT_TEXT.get(after.verdict, after.verdict)} ({after.reason}); "

@@ -1,8 +1,9 @@
 """The workflow tabs beyond review: Label, Agreement, Promotion and Metrics.
 
 Kept out of ``main_window.py`` so the window stays wiring only: this object builds the four
-panels, their File-menu actions and the hooks the window calls when the store changes, a
-replay finishes, or the window closes.
+panels and registers each with the window's ``TabRegistry`` (title and the change kinds it
+refreshes on: the executor's ``changes_applied`` reaches it there), and holds their File-menu
+actions and the hooks the window calls when the store switches or the window closes.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QPalette
-from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
@@ -24,6 +26,7 @@ from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.panels.promotion import PromotionPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
+from cauterule_gui.tab_registry import TabRegistry
 
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 # The agreement cell's numbers are read whole (a gate shown as "0.25 […] < 0.80" says nothing).
@@ -61,6 +64,10 @@ class MetricsTab(QWidget):
     def mark_stale(self) -> None:
         self._stale = True
 
+    def refresh_now(self) -> None:
+        self._stale = True
+        self.refresh_if_stale()
+
     def refresh_if_stale(self) -> None:
         if self.panel is not None and self._stale:
             self._stale = False
@@ -68,25 +75,35 @@ class MetricsTab(QWidget):
 
 
 class WorkflowTabs:
-    def __init__(self, window: QMainWindow, tabs: QTabWidget, runner: JobRunner, identity: ReviewerIdentity,
-                 services: Callable[[], StoreServices | None], show_status: Callable[[str], None],
-                 show_rule_in_review: Callable[[int], None]) -> None:
+    def __init__(self, window: QMainWindow, registry: TabRegistry, db: DatabaseExecutor, identity: ReviewerIdentity,
+                 show_status: Callable[[str], None], show_rule_in_review: Callable[[int], None]) -> None:
+        tabs = registry.tabs
         self._tabs = tabs
+        services = db.services
         self._services = services
+        runner = db.runner
         self._runner = runner
         self._window = window
         self._semantic_pending = False
         self.labelling = LabellingPanel(services, runner, identity, window)
         self.agreement = AgreementPanel(services, runner, identity, window)
         self.promotion = PromotionPanel(services, runner, identity, window)
+        for panel in (self.labelling, self.agreement, self.promotion):
+            panel.use_executor(db)
         self.metrics = MetricsTab(runner, window)
         self.metrics.set_services(services())
-        for panel, title in ((self.labelling, "Label"), (self.agreement, "Agreement"),
-                             (self.promotion, "Promotion"), (self.metrics, "Metrics")):
-            tabs.addTab(panel, title)
+        # Each tab, once: what it shows decides which committed writes refresh it.
+        registry.register(self.labelling, "Label", kinds={"labels", "corpora", "agreement"},
+                          refresh=self.labelling.reload)
+        registry.register(self.agreement, "Agreement", kinds={"agreement", "replay", "labels", "corpora"},
+                          refresh=self.agreement.refresh)
+        registry.register(self.promotion, "Promotion",
+                          kinds={"decisions", "promotion", "replay", "rules", "agreement", "marks"},
+                          refresh=self.promotion.refresh)
+        registry.register(self.metrics, "Metrics", kinds={"decisions", "promotion", "replay", "labels", "agreement"},
+                          refresh=self.metrics.refresh_now)
         for panel in (self.labelling, self.agreement, self.promotion):
             panel.status_message.connect(lambda text: show_status(text))
-        self.agreement.adjudicated.connect(lambda _pk: self.labelling.reload())
         self.promotion.review_requested.connect(show_rule_in_review)
         tabs.currentChanged.connect(self._on_tab_changed)
         # The promotion queue's Decision column stays on screen at 1280 px (its panel is H17's).
@@ -127,11 +144,6 @@ class WorkflowTabs:
         self.agreement.refresh()
         self.promotion.refresh()
         self.metrics.mark_stale()
-
-    def on_decision_or_replay(self) -> None:
-        self.metrics.mark_stale()
-        if self._tabs.currentWidget() is self.promotion:
-            self.promotion.refresh()
 
     def model_ready(self, settings: QSettings) -> None:
         """The embedding model loaded: semantic label feedback goes on, unless the reviewer

@@ -7,8 +7,9 @@ touches a widget: the worker emits on a private bridge whose signals are queued 
 ``JobHandle``, which lives on the GUI thread and re-emits them there. Consumers therefore
 connect to the handle with any slot or lambda and are always called on the GUI thread.
 
-Two pools: database writes are serialised on a pool of one thread (SQLite has one writer);
-CPU work (replay, embeddings) runs on its own pool so it never queues behind an import.
+Three pools: database writes are serialised on a pool of one thread (SQLite has one writer);
+store reads run on a small read pool (WAL readers never wait for the writer, so a table page
+does not queue behind an import); CPU work (replay, embeddings) runs on its own pool.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
 PROGRESS_INTERVAL_S = 0.1
+READ_THREADS = 2  # enough for a table page beside an evidence load; reads are short
 # Every runner alive in this process (weakly held): lets a shutdown check, or the GUI tests'
 # leftover-work guard, look at the pools the application really uses.
 _LIVE_RUNNERS: weakref.WeakSet[JobRunner] = weakref.WeakSet()
@@ -32,6 +34,7 @@ _LIVE_RUNNERS: weakref.WeakSet[JobRunner] = weakref.WeakSet()
 
 class JobPool(Enum):
     DB = "db"  # serialised writes (one thread)
+    READ = "read"  # store reads (WAL lets them run beside the writer)
     CPU = "cpu"  # parallel computation
 
 
@@ -236,9 +239,12 @@ class JobRunner(QObject):
         super().__init__(parent)
         self._db_pool = QThreadPool(self)
         self._db_pool.setMaxThreadCount(1)
+        self._read_pool = QThreadPool(self)
+        self._read_pool.setMaxThreadCount(READ_THREADS)
         self._cpu_pool = QThreadPool(self)
         if cpu_threads:
             self._cpu_pool.setMaxThreadCount(cpu_threads)
+        self._pools = {JobPool.DB: self._db_pool, JobPool.READ: self._read_pool, JobPool.CPU: self._cpu_pool}
         self._interval = progress_interval
         self._active: set[JobHandle] = set()
         self._bridges: dict[JobHandle, tuple[_WorkerBridge, _Job]] = {}
@@ -267,7 +273,7 @@ class JobRunner(QObject):
         self._bridges[handle] = (bridge, job)  # keep both alive until the job has finished
         if key is not None:
             self._keyed[key] = handle
-        (self._db_pool if pool is JobPool.DB else self._cpu_pool).start(job)
+        self._pools[pool].start(job)
         self.job_started.emit(handle)
         return handle
 
@@ -291,10 +297,8 @@ class JobRunner(QObject):
             handle.cancel()
 
     def wait_for_done(self, msecs: int = -1) -> bool:
-        """Block until both pools are idle (queued signals still need an event-loop turn)."""
-        ok_db = self._db_pool.waitForDone(msecs)
-        ok_cpu = self._cpu_pool.waitForDone(msecs)
-        return ok_db and ok_cpu
+        """Block until every pool is idle (queued signals still need an event-loop turn)."""
+        return all([pool.waitForDone(msecs) for pool in self._pools.values()])
 
     def shutdown(self, msecs: int = 10_000) -> bool:
         """Cancel everything and wait; called when the window closes or the store changes."""
@@ -302,13 +306,13 @@ class JobRunner(QObject):
         return self.wait_for_done(msecs)
 
     def work_left(self, msecs: int) -> list[str]:
-        """Wait up to ``msecs`` for both pools; the names of the jobs still running then (a pool
-        still busy with no job known to the runner is reported as ``<db pool>`` / ``<cpu pool>``)."""
+        """Wait up to ``msecs`` for every pool; the names of the jobs still running then (a pool
+        still busy with no job known to the runner is reported as ``<db pool>``, ``<read pool>``
+        or ``<cpu pool>``)."""
         if self.wait_for_done(msecs):
             return []
         names = sorted(handle.name for handle in self._active if handle.running)
-        pools = [f"<{name} pool>" for name, pool in (("db", self._db_pool), ("cpu", self._cpu_pool))
-                 if pool.activeThreadCount() > 0]
+        pools = [f"<{kind.value} pool>" for kind, pool in self._pools.items() if pool.activeThreadCount() > 0]
         return names or pools
 
 

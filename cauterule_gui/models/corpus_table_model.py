@@ -5,7 +5,7 @@ Row 0 is the synthetic "All corpora" entry; its corpus name role is ``None``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
@@ -13,6 +13,9 @@ from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusInfo
 
 from cauterule_gui.plain_text import plain_tooltip
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -29,15 +32,27 @@ class CorpusTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._repo = repository
         self._corpora: list[CorpusInfo] = []
+        self._db: DatabaseExecutor | None = None
         self._load()
+
+    def set_executor(self, db: DatabaseExecutor | None) -> None:
+        """Refreshes read the corpora off the GUI thread through ``db`` from now on."""
+        self._db = db
 
     def set_repository(self, repository: CorpusRepository | None) -> None:
         self._repo = repository
         self.refresh()
 
     def refresh(self) -> None:
+        repo = self._repo
+        if self._db is not None and repo is not None:
+            self._db.query(lambda _s: repo.list_corpora(), self._show, name="corpora", key=f"corpora:{id(self)}")
+            return
+        self._show(repo.list_corpora() if repo is not None else [])
+
+    def _show(self, corpora: list[CorpusInfo]) -> None:
         self.beginResetModel()
-        self._load()
+        self._corpora = list(corpora)
         self.endResetModel()
 
     def _load(self) -> None:

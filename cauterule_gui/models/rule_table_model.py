@@ -1,9 +1,12 @@
-"""The rules table: one row per rule with its replay result and review status.
+"""The rules table: one row per rule (or per group of duplicate rules) with its replay result
+and review status.
 
 Lazy and SQL-backed like the trajectory table: the model keeps only the rows fetched so far
-(pages of ``PAGE_SIZE``); filtering, sorting and the choice of run happen in
-``WorkspaceRepository`` (SQL). A refresh keeps the current rule selected by id, so results
-arriving during a replay do not throw the reviewer off their place.
+(pages of ``PAGE_SIZE`` group rows, each page with all its groups' members, so expanding a
+group reads nothing); filtering, sorting and the choice of run happen in
+``WorkspaceRepository`` (SQL), off the GUI thread once the model has its executor. A refresh
+keeps the current rule selected by id, so results arriving during a replay do not throw the
+reviewer off their place.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
-from cauterule_gui.models.paged_table_model import PagedTableModel
+from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
@@ -191,24 +194,38 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         return row
 
     def fetch_all(self) -> None:
-        while self.canFetchMore():
-            self.fetchMore()
+        """Every row, now, on this thread (screenshots only: they need the whole table at once)."""
+        while len(self._heads) < self._total:
+            offset = len(self._heads)
+            self._insert_page(self._generation, offset, self._page_at(offset))
 
     def colours_changed(self) -> None:
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     # -- loading -----------------------------------------------------------------------
-    def _reload(self) -> None:
-        self._rows, self._heads, self._child, self._members = [], [], [], {}
+    def _first(self, limit: int) -> FirstPage[WorkspaceRule]:
+        """The first ``limit`` group rows with every member of those groups (one query); may run
+        on the database thread, so it reads and never touches the rows shown."""
         if self._repo is None:
-            self._total = self.unreviewed = self.rule_total = 0
-            return
+            return FirstPage(0, [], {"unreviewed": 0, "rule_total": 0, "members": {}})
         page = self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
-                                      descending=self._descending, offset=0, limit=self._page)
-        self._total, self.unreviewed = page.total, page.unreviewed
-        self.rule_total = page.rules if page.rules >= 0 else page.total
-        self._append(page, first=True)
+                                      descending=self._descending, offset=0, limit=limit)
+        rule_total = page.rules if page.rules >= 0 else page.total
+        return FirstPage(page.total, list(page.rows),
+                         {"unreviewed": page.unreviewed, "rule_total": rule_total, "members": page.members})
+
+    def _apply_extra(self, extra: dict[str, Any]) -> None:
+        # Inside the reset, on the GUI thread: ``_rows`` holds the heads; lay out the expanded groups.
+        self.unreviewed = int(extra.get("unreviewed", 0))
+        self.rule_total = int(extra.get("rule_total", 0))
+        self._heads, self._members = list(self._rows), {}
+        laid = self._lay_out(self._heads, extra.get("members", {}))
+        self._rows = [r for r, _c in laid]
+        self._child = [c for _r, c in laid]
+
+    def _fetched(self) -> int:
+        return len(self._heads)  # pages count group rows, not the members shown under them
 
     def _page_at(self, offset: int) -> RulePage | None:
         if self._repo is None:
@@ -220,36 +237,37 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         page = self._page_at(offset)
         return [] if page is None else page.rows
 
-    def _append(self, page: RulePage, first: bool = False) -> list[tuple[WorkspaceRule, bool]]:
-        """Take in a page of group rows with their members (one query); lay out the expanded ones."""
-        heads = list(page.rows)
-        self._heads.extend(heads)
-        self._members.update(page.members)
+    def _lay_out(self, heads: list[WorkspaceRule],
+                 members: Mapping[str, list[WorkspaceRule]]) -> list[tuple[WorkspaceRule, bool]]:
+        """Take in group rows with their members (read with them, so expanding a group needs no
+        SQL); the rows to show, (rule, is a member), with the expanded groups laid out."""
+        self._members.update(members)
         laid: list[tuple[WorkspaceRule, bool]] = []
         for head in heads:
             laid.append((head, False))
             if head.group_size > 1 and head.group_key in self._expanded:
                 laid += [(m, True) for m in self._members.get(head.group_key, []) if m.rule_id != head.rule_id]
-        if first:  # the first page is laid out inside the reset
-            self._rows = [r for r, _c in laid]
-            self._child = [c for _r, c in laid]
         return laid
 
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt signature
-        return not parent.isValid() and len(self._heads) < self._total
-
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if parent.isValid():
+        if parent.isValid() or self._pending_page:
             return
-        page = self._page_at(len(self._heads))
+        offset, generation = len(self._heads), self._generation
+        self._read_page(lambda: self._page_at(offset), lambda page: self._insert_page(generation, offset, page))
+
+    def _insert_page(self, generation: int, offset: int, page: RulePage | None) -> None:
+        if not self._page_arrived(generation, offset):
+            return
         if page is None or not page.rows:
             self._total = len(self._heads)  # the store shrank under us: stop asking for more
-            return
-        laid = self._append(page)
-        self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(laid) - 1)
-        self._rows.extend(r for r, _c in laid)
-        self._child.extend(c for _r, c in laid)
-        self.endInsertRows()
+        else:
+            self._heads.extend(page.rows)
+            laid = self._lay_out(list(page.rows), page.members)
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(laid) - 1)
+            self._rows.extend(r for r, _c in laid)
+            self._child.extend(c for _r, c in laid)
+            self.endInsertRows()
+        self._page_done()
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -15,7 +15,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter
 from core.store.dto import TrajectorySummary
 
-from cauterule_gui.models.paged_table_model import PagedTableModel
+from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
@@ -89,19 +89,19 @@ class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
         return None
 
     # -- loading -----------------------------------------------------------------------
-    def _reload(self) -> None:
-        self._rows = []
+    def _first(self, limit: int) -> FirstPage[TrajectorySummary]:
         if self._repo is None:
-            self._total = 0
-            return
-        self._total = self._repo.count_trajectories(self._filter)
-        self._rows = self._fetch(0)
+            return FirstPage(0, [])
+        return FirstPage(self._repo.count_trajectories(self._filter), self._page_at(0, limit))
 
     def _fetch(self, offset: int) -> list[TrajectorySummary]:
+        return self._page_at(offset, self._page)
+
+    def _page_at(self, offset: int, limit: int) -> list[TrajectorySummary]:
         if self._repo is None:
             return []
         return self._repo.list_trajectories(
-            self._filter, offset=offset, limit=self._page, order_by=self._order_by, descending=self._descending
+            self._filter, offset=offset, limit=limit, order_by=self._order_by, descending=self._descending
         )
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -1,5 +1,6 @@
-"""What the store-backed panels (agreement, labelling, promotion) repeat: the reviewer's name, the DB
-job that hands a store call to the database pool, a read-only result table and bold text."""
+"""What the store-backed panels (agreement, labelling, promotion) repeat: the reviewer's name, the
+window's database executor (``_db`` reads, ``_op`` writes; both off the GUI thread), a read-only
+result table and bold text."""
 
 from __future__ import annotations
 
@@ -8,20 +9,37 @@ from typing import Any
 
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from cauterule_gui.jobs.runner import JobHandle, JobPool, JobRunner
+from cauterule_gui.db.executor import DatabaseExecutor
+from cauterule_gui.jobs.runner import JobHandle, JobRunner
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 
-class StorePanel:
-    """A mixin for panels that read and write the open store through DB jobs.
+def _handled_by_caller(_error: BaseException) -> None:
+    """The caller connects the handle's ``error`` itself (so the executor does not report it again)."""
 
-    The panel sets ``_services`` (the open store's services, or None), ``runner`` and ``identity``.
+
+class StorePanel:
+    """A mixin for panels that read and write the open store through the window's executor.
+
+    The panel sets ``_services`` (the open store's services, or None), ``runner`` and ``identity``;
+    the window hands it its executor (``use_executor``) so the panel's writes reach the other
+    tabs as ``changes_applied``. A panel built alone makes its own.
     """
 
     _services: Callable[[], StoreServices | None]
     runner: JobRunner
     identity: ReviewerIdentity
+    _executor: DatabaseExecutor | None = None
+
+    @property
+    def db(self) -> DatabaseExecutor:
+        if self._executor is None:
+            self._executor = DatabaseExecutor(self.runner, self._services)
+        return self._executor
+
+    def use_executor(self, db: DatabaseExecutor) -> None:
+        self._executor = db
 
     @property
     def reviewer(self) -> str:
@@ -32,11 +50,15 @@ class StorePanel:
         return None if services is None else services.store
 
     def _db(self, fn: Callable[[Any], Any], name: str, key: str | None = None) -> JobHandle | None:
-        """Run ``fn(store)`` on the database pool; None when no store is open."""
-        store = self._store()
-        if store is None:
-            return None
-        return self.runner.submit(lambda _ctx: fn(store), name=name, pool=JobPool.DB, key=key)
+        """Read: ``fn(store)`` off the GUI thread; None when no store is open. The caller
+        connects the handle's ``result`` / ``error``."""
+        return self.db.query(lambda s: fn(s.store), name=name, key=key, on_error=_handled_by_caller)
+
+    def _op(self, fn: Callable[[Any], Any], name: str, kinds: set[str]) -> JobHandle | None:
+        """Write: ``fn(store)`` on the database thread; the other tabs hear ``kinds`` once it
+        has committed. The caller connects the handle's ``result`` / ``error``."""
+        return self.db.op(lambda s: fn(s.store), name=name, kinds=kinds, initiator=self,
+                          on_error=_handled_by_caller)
 
 
 def make_table(parent: QWidget, model: Any, name: str, accessible: str, *, single: bool = False,

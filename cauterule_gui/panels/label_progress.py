@@ -55,7 +55,7 @@ class LabelProgress(QLabel):
             self.setText("")
             return
         handle = self._runner.submit(lambda _ctx: count_progress(store, reviewer, corpus), name="label progress",
-                                     pool=JobPool.DB, key=f"label-progress:{id(self)}")
+                                     pool=JobPool.READ, key=f"label-progress:{id(self)}")
         handle.result.connect(self._show)
 
     def _show(self, progress: Progress) -> None:

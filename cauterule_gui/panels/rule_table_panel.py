@@ -7,7 +7,8 @@ followed the decided one even when the decided rule leaves a filtered list.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
@@ -30,6 +31,9 @@ from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.models import rule_table_model as cols
 from cauterule_gui.models.rule_table_model import ROW_ROLE, RuleTableModel
 from cauterule_gui.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 FILTER_DEBOUNCE_MS = 250
 STATUS_CHOICES = (("Any status", None), ("Unreviewed", "unreviewed"), ("Approved", "approve"),
@@ -132,9 +136,46 @@ class RuleTablePanel(QWidget):
 
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         model.modelReset.connect(self._update_labels)
+        # Rows arrive by signal once the window gives the model its executor: the place to
+        # re-select after a refresh is kept here until they are in.
+        self._db: DatabaseExecutor | None = None
+        self._after_load: tuple[Callable[[], None], int | None] | None = None  # (then, rule shown when asked)
+        self._before_reset: tuple[int | None, int] = (None, -1)  # the rule and row shown before a reset
+        model.modelAboutToBeReset.connect(
+            lambda: setattr(self, "_before_reset", (self.current_rule_id(), self.view.currentIndex().row())))
+        model.loaded.connect(self._on_loaded)
         # Duplicate groups: → / ← expand and collapse the current group; a double click toggles.
         self.view.installEventFilter(self)
         self.view.doubleClicked.connect(lambda index: self.toggle_group(index.row()))
+
+    def set_executor(self, db: DatabaseExecutor | None) -> None:
+        """Rows and filter choices are read off the GUI thread through ``db`` from now on."""
+        self._db = db
+        self.model.set_executor(db)
+
+    def _on_loaded(self) -> None:
+        after, self._after_load = self._after_load, None
+        moved = after is not None and after[1] != self._before_reset[0]
+        if after is not None and not moved:
+            after[0]()
+        elif self._before_reset[0] is not None:
+            # A refresh nobody waited for (the reviewer changed, a store refresh), or the reviewer
+            # moved to another rule while the rows were read: stay where they are now.
+            keep, row = self._before_reset
+            self._reselect(keep, row if row >= 0 else None)
+
+    def _refresh_then(self, then: Callable[[], None], change: Callable[[], None]) -> None:
+        """Run ``change`` (which refreshes the model) and ``then`` once its rows are in."""
+        self._after_load = (then, self.current_rule_id())
+        loads = self.model.loaded
+        fired: list[bool] = []
+        loads.connect(marker := lambda: fired.append(True))
+        try:
+            change()
+        finally:
+            loads.disconnect(marker)
+        if not fired and not self.model.busy:
+            self._on_loaded()  # nothing changed, nothing reloaded: re-select now
 
     # -- repository and scope ----------------------------------------------------------
     def set_repository(self, repo: WorkspaceRepository | None) -> None:
@@ -145,14 +186,22 @@ class RuleTablePanel(QWidget):
     def set_scope(self, scope: WorkspaceScope) -> None:
         keep = self.current_rule_id()
         row = self.view.currentIndex().row()
-        self.model.set_scope(scope)
+        self._refresh_then(lambda: self._reselect(keep, row if row >= 0 else None),
+                           lambda: self.model.set_scope(scope))
         self.refresh_options()
-        self._reselect(keep, row if row >= 0 else None)
 
     def refresh_options(self) -> None:
-        if self._repo is None:
+        repo = self._repo
+        if repo is None:
             return
-        options = self._repo.filter_options(self.model.scope)
+        scope = self.model.scope
+        if self._db is None:
+            self._show_options(repo.filter_options(scope))
+        else:
+            self._db.query(lambda _services: repo.filter_options(scope), self._show_options,
+                           name="rule filter choices", key=f"rule-options:{id(self)}")
+
+    def _show_options(self, options: Any) -> None:
         for combo, key in ((self.verdict_combo, "verdict"), (self.reason_combo, "reason"),
                            (self.domain_combo, "domain"), (self.corpus_combo, "corpus")):
             current = combo.currentData()
@@ -179,8 +228,8 @@ class RuleTablePanel(QWidget):
     def apply_filter_now(self) -> None:
         self._debounce.stop()
         keep = self.current_rule_id()
-        self.model.set_filter(self.current_filter())
-        self._reselect(keep, 0)
+        flt = self.current_filter()
+        self._refresh_then(lambda: self._reselect(keep, 0), lambda: self.model.set_filter(flt))
 
     def filter_state(self) -> dict[str, str]:
         flt = self.current_filter()
@@ -254,42 +303,49 @@ class RuleTablePanel(QWidget):
             )
             self.view.scrollTo(index)
 
-    def select_rule(self, rule_id: int) -> bool:
+    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None) -> bool:
+        """Select the rule; True when it is selected now. A rule not fetched yet is looked for
+        in the next pages as they arrive (selected then, or ``not_found`` called)."""
         row = self.model.row_of_rule(rule_id)
-        while row is None and self.model.canFetchMore():
-            self.model.fetchMore()
-            row = self.model.row_of_rule(rule_id)
-        if row is None:
-            return False
-        self.select_row(row)
-        return True
+        if row is not None:
+            self.select_row(row)
+            return True
+        if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found)) and not_found is not None:
+            not_found()
+        return False
 
     def move(self, step: int) -> None:
         row = self.view.currentIndex().row()
         target = 0 if row < 0 else row + step
-        if target >= self.model.rowCount() and self.model.canFetchMore():
-            self.model.fetchMore()
+        if target >= self.model.rowCount() and self.model.fetch_more_then(lambda: self._select_if(target)):
+            return
+        self._select_if(target)
+
+    def _select_if(self, target: int) -> None:
         if 0 <= target < self.model.rowCount():
             self.select_row(target)
 
-    def refresh(self, *, advance_from: int | None = None) -> None:
-        """Reload rows; keep the current rule, or (``advance_from``) move past that rule."""
+    def refresh(self, *, advance_from: int | None = None, select: int | None = None) -> None:
+        """Reload rows; keep the current rule, or (``advance_from``) move past that rule, or
+        (``select``) go to that rule once the rows are in."""
         current = self.view.currentIndex().row()
-        keep = self.current_rule_id()
+        keep = self.current_rule_id() if select is None else select
         next_id = None
         if advance_from is not None:
             following = self.model.rule(current + 1) if current >= 0 else None
             next_id = following.rule_id if following is not None else None
             keep = None
-        self.model.refresh()
         if advance_from is not None and next_id is None:
             # The decided rule was the last one: stay on it (or on the row that took its place).
-            self._reselect(advance_from, current)
+            self._refresh_then(lambda: self._reselect(advance_from, current), self.model.refresh)
             return
-        self._reselect(next_id if advance_from is not None else keep, current)
+        target = next_id if advance_from is not None else keep
+        self._refresh_then(lambda: self._reselect(target, current), self.model.refresh)
 
     def _reselect(self, rule_id: int | None, fallback_row: int | None) -> None:
-        if rule_id is not None and self.select_rule(rule_id):
+        # A refresh re-reads every row that was shown, so a kept rule is found without paging.
+        if rule_id is not None and self.model.row_of_rule(rule_id) is not None:
+            self.select_rule(rule_id)
             return
         if fallback_row is not None and self.model.rowCount():
             self.select_row(min(max(fallback_row, 0), self.model.rowCount() - 1))

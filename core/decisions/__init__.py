@@ -19,8 +19,10 @@ from core.decisions.service import (
     decide,
 )
 from core.decisions.undo import undo_last
+from core.decisions.whatif import WhatIfEdit, WhatIfRefused, save_whatif_edit
 
 __all__ = [
     "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
-    "OverrideRequired", "PromotionError", "ReasonRequired", "decide", "undo_last",
+    "OverrideRequired", "PromotionError", "ReasonRequired", "WhatIfEdit", "WhatIfRefused", "decide",
+    "save_whatif_edit", "undo_last",
 ]

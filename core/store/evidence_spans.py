@@ -66,7 +66,7 @@ def _compute(source: SpanSource) -> tuple[SpanTuple, ...]:
     from core.replay.matcher_bridge import matcher_profile
     from core.replay.profiles import profile_by_name
 
-    with source.store.session() as session:
+    with source.store.read_session() as session:  # a read: never take the write lock
         row: Any = session.execute(
             text(
                 """SELECT rv.trigger, rv.context_json, rv.signature, run.profile, run.semantic_state,

@@ -177,3 +177,22 @@ def nothing_left_behind(qapp: Any) -> Iterator[None]:
     qapp.processEvents()
     visible = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
     assert not visible, f"windows left open: {[type(w).__name__ + ':' + w.windowTitle() for w in visible]}"
+
+
+def wait_idle(target: Any, timeout_ms: int = 30_000) -> None:
+    """Wait (event loop running, no QTest.qWait) until a window's or runner's jobs are done: reads
+    and writes go through the executor now, so what a key press shows arrives a turn later."""
+    import time
+
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    runner = getattr(target, "runner", target)
+    deadline = time.monotonic() + timeout_ms / 1000
+    quiet = 0
+    while quiet < 2:  # idle twice in a row: a finished job's callback may start the next read
+        loop = QEventLoop()
+        QTimer.singleShot(15, loop.quit)
+        loop.exec()
+        quiet = quiet + 1 if not runner.is_busy() else 0
+        if time.monotonic() > deadline:
+            raise AssertionError(f"jobs still running: {[h.name for h in runner.active_jobs]}")

@@ -1,8 +1,9 @@
 """Run by test_review_persistence: approve a rule with the A key in a real window, then die.
 
-argv: store path, settings directory. Prints the decided rule id, then SIGKILLs itself right
-after the key press returns: no close, no atexit, no flush of anything but what the decision
-itself committed.
+argv: store path, settings directory. Prints the decided rule id, then SIGKILLs itself as soon
+as the window shows the rule as decided (the decision is written on the database thread; the
+screen says "saved" once it has committed): no close, no atexit, no flush of anything but what
+the decision itself committed.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QEventLoop, QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -36,6 +38,8 @@ def main() -> None:
     settings.setValue(KEY_WELCOME, False)  # start on the Review tab, as a returning reviewer does
     window = MainWindow(open_services(store), JobRunner(), settings, open_services)
     window.show()
+    window.runner.wait_for_done(10_000)  # the window's first reads
+    app.processEvents()
     rules = window.workspace.rules
     row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n == 0)
     rules.select_row(row)
@@ -43,6 +47,9 @@ def main() -> None:
     app.processEvents()
     rule_id = rules.current_rule().rule_id
     QTest.keyClick(rules.view, Qt.Key.Key_A)
+    deadline = time.monotonic() + 30
+    while "(saved)" not in window.statusBar().currentMessage() and time.monotonic() < deadline:
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
     print(rule_id, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import build_replayed_store, preset_reviewer
+from conftest import build_replayed_store, preset_reviewer, wait_idle
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 
 from cauterule_gui.jobs import JobRunner
@@ -32,6 +32,7 @@ def test_defer_on_three_selected_rules_decides_each_with_its_own_audit_event(
     _select_rows(window, [0, 1, 2])
     ids = [rules.model.rule(r).rule_id for r in (0, 1, 2)]
     qtbot.keyClick(rules.view, Qt.Key.Key_D)
+    wait_idle(window)
     reviews = window.services.reviews
     for rule_id in ids:
         assert reviews.current(rule_id).action == "defer"
@@ -51,6 +52,7 @@ def test_a_refused_approval_in_a_selection_is_named_and_the_others_are_approved(
     assert len(clean) == 2 and len(broken) == 1, "the demo run has passing rules with and without broken rows"
     _select_rows(window, clean + broken)
     qtbot.keyClick(window.workspace.rules.view, Qt.Key.Key_A)
+    wait_idle(window)
     result = window.bulk.last
     assert result is not None and result.action == "approve"
     assert sorted(result.decided) == sorted(rows[r].rule_id for r in clean)
@@ -83,6 +85,7 @@ def test_duplicates_are_marked_and_g_selects_the_group(qtbot: Any, tmp_path: Pat
         qtbot.keyClick(rules.view, Qt.Key.Key_G)
         assert len(window.bulk.selected_rows()) == 3
         qtbot.keyClick(rules.view, Qt.Key.Key_D)
+        wait_idle(window)
         for rule_id in window.bulk.duplicates:
             assert [e.action for e in window.services.reviews.rule_audit(rule_id)] == ["defer"]
     finally:

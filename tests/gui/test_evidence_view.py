@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conftest import wait_idle
 from gui_records import trajectory, write_jsonl
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
@@ -29,7 +30,9 @@ def _open_first_evidence_with_spans(window: MainWindow) -> Any:
         if not rule.prevented_n:
             continue
         rules.select_row(row)
+        wait_idle(window)
         window.workspace.evidence.set_bucket("prevented", select_first=True)
+        wait_idle(window)
         outcome = window.workspace.evidence.current_outcome()
         if outcome is not None and outcome.spans:
             return outcome
@@ -97,10 +100,12 @@ def test_broken_row_opened_by_the_reviewer_is_recorded(review_window: MainWindow
     rules.model.fetch_all()
     row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n)
     rules.select_row(row)
+    wait_idle(window)
     rule = rules.current_rule()
     evidence = window.workspace.evidence
     assert evidence.bucket != "broken" or evidence.current_outcome() is None  # never auto-opened
     evidence.set_bucket("broken", select_first=True)
+    wait_idle(window)
     opened = evidence.current_outcome()
     assert opened.trajectory_pk in window.services.reviews.viewed("tester", rule.result_id)
     assert evidence.model.index(0, 6).data() == "✓ opened"
@@ -130,11 +135,14 @@ def test_adversarial_text_in_evidence_is_shown_verbatim(qtbot: Any, tmp_path: Pa
     window = MainWindow(services, runner, make_settings(), open_services)
     qtbot.addWidget(window)
     window.show()
+    wait_idle(window)
     window.workspace.rules.select_row(0)
+    wait_idle(window)
     evidence = window.workspace.evidence
     found = None
     for bucket in ("prevented", "near_miss", "missed"):
         evidence.set_bucket(bucket, select_first=True)
+        wait_idle(window)
         found = evidence.current_outcome()
         if found is not None:
             break

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_idle
 from gui_records import trajectory, write_jsonl
 
 import core.importing
@@ -55,7 +56,8 @@ def test_import_job_runs_off_gui_thread_reports_progress_and_rejections(
     assert {(file, line) for file, line, _field, _reason in rows} == {("mixed/a.jsonl", 2), ("mixed/a.jsonl", 3)}
     assert any(field == "success" for _f, _l, field, _r in rows)
     assert all(reason for *_rest, reason in rows)
-    # The navigator was refreshed with the new corpora.
+    # The navigator was refreshed with the new corpora (read through the executor).
+    wait_idle(window)
     names = [window.corpus_model.index(r, 0).data() for r in range(window.corpus_model.rowCount())]
     assert "mixed" in names and "more" in names
     dialog.close()

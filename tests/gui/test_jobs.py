@@ -109,12 +109,13 @@ def test_database_pool_runs_one_job_at_a_time(qtbot: Any, runner: JobRunner) -> 
     assert peak[0] == 1
 
 
-def test_the_leftover_work_guard_fails_while_a_runner_job_still_runs(qtbot: Any) -> None:
+@pytest.mark.parametrize("pool", [JobPool.CPU, JobPool.DB, JobPool.READ])
+def test_the_leftover_work_guard_fails_while_a_runner_job_still_runs(qtbot: Any, pool: JobPool) -> None:
     from conftest import assert_no_work_left
 
     runner = JobRunner()
     release = threading.Event()
-    handle = runner.submit(lambda _ctx: release.wait(10), name="sleeper", pool=JobPool.CPU)
+    handle = runner.submit(lambda _ctx: release.wait(10), name="sleeper", pool=pool)
     try:
         with pytest.raises(AssertionError, match="sleeper"):
             assert_no_work_left([runner], msecs=50)  # the app's own pool, not the global one

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import REVIEWER, preset_reviewer
+from conftest import wait_idle as wait_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from test_promotion_panel import click, make_panel, select, wait_idle
@@ -101,6 +102,7 @@ def _via_review(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int
         assert dialog is not None
         qtbot.keyClicks(dialog.edit, REASONS[action])
         qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        wait_window(window)
     assert not window.workspace.evidence.banner.isVisible(), window.workspace.evidence.banner.text()
     window.close()
 

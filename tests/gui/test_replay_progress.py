@@ -41,13 +41,15 @@ def test_cold_semantic_replay_reports_texts_then_pairs_and_rows_arrive_while_run
 ) -> None:
     window = cold_window
     reports: list[tuple[str, int, int, str]] = []  # (unit, done, total, progress text shown)
-    arrivals: list[bool] = []
+    arrivals: list[int] = []
+    live: list[bool] = []  # at each refresh of the table: rows of the run in it while it runs
 
-    def on_arrival(run_id: int) -> None:
+    def on_loaded() -> None:
         rows = [window.rule_model.rule(r) for r in range(window.rule_model.rowCount())]
-        arrivals.append(any(r.run_id == run_id for r in rows) and window.replay.running)
+        live.append(window.replay.running and any(r.run_id in arrivals for r in rows))
 
-    window.replay.results_arrived.connect(on_arrival)
+    window.replay.results_arrived.connect(arrivals.append)
+    window.rule_model.loaded.connect(on_loaded)
     with qtbot.waitSignal(window.replay.replay_done, timeout=300_000):
         handle = window.replay.start("everything", None)
         assert handle is not None
@@ -63,8 +65,10 @@ def test_cold_semantic_replay_reports_texts_then_pairs_and_rows_arrive_while_run
     # The embedding phase comes first, then the scoring phase with its own count.
     assert pairs and reports.index(texts[-1]) < reports.index(pairs[0])
     assert "scoring" in pairs[-1][3] and "pairs" in pairs[-1][3]
-    # Rows reach the rules table chunk by chunk, while the run is still going.
-    assert len(arrivals) >= 2 and all(arrivals), arrivals
+    # Rows reach the rules table chunk by chunk, while the run is still going. The table re-reads
+    # off the GUI thread, so the last chunk's rows (or two chunks' close together, one read) may
+    # land after the run ends: at least one read while it runs shows the run's rows.
+    assert len(arrivals) >= 2 and any(live), (arrivals, live)
 
 
 def test_replay_cancelled_while_embedding_stops_quickly_and_stores_no_complete_run(

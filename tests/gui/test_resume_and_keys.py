@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conftest import wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication
@@ -50,8 +51,10 @@ def test_the_tab_the_evidence_row_and_the_label_position_come_back(qtbot: Any, r
     rules = review_window.workspace.rules
     row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).prevented_n >= 2)
     rules.select_row(row)
+    wait_idle(review_window)
     evidence = review_window.workspace.evidence
     evidence.move_row(1)  # the second prevented row
+    wait_idle(review_window)
     wanted = evidence.current_outcome()
     labelling = review_window.workflows.labelling
     qtbot.waitUntil(lambda: labelling.model.rowCount() > 3, timeout=10_000)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import REVIEWER, preset_reviewer
+from conftest import REVIEWER, preset_reviewer, wait_idle
 from PySide6.QtCore import Qt
 from test_review_first_open import _window
 from test_review_keys import current, press
@@ -46,6 +46,7 @@ def test_a_failed_gate_is_acknowledged_before_the_approval_and_audited(
     assert ReviewRepository(replayed.store).current(rule.rule_id) is None  # nothing written yet
     qtbot.keyClicks(dialog.edit, "read every trajectory myself")
     qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+    wait_idle(window)
     decision = ReviewRepository(replayed.store).current(rule.rule_id)
     assert decision is not None and decision.action == "approve" and decision.reviewer == REVIEWER
     [event] = [e for e in ReviewRepository(replayed.store).audit("rule", rule.rule_id) if e.action == "approve"]

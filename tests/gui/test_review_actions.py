@@ -1,5 +1,5 @@
-"""The review workspace's decision path goes through core.decisions: approve promotes, undo
-retires what it promoted, and refusals come from the core."""
+"""The review workspace's requests go to core.decisions (run there by the window's executor):
+approve promotes, undo retires what it promoted, and refusals come from the core."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.decisions import OverrideRequired
+from core.decisions import OverrideRequired, decide, undo_last
 from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
@@ -41,15 +41,15 @@ def _row(store: Store, origin_end: str) -> WorkspaceRule:
 
 def test_approving_a_passing_rule_makes_a_standing_rule(store: Store) -> None:
     row = _row(store, "C-05-k8s-pod-oomkilled.yaml")
-    review_actions.run(store, review_actions.request(row, "approve", "ana"))
+    decide(store, review_actions.request(row, "approve", "ana"))
     standing = PromotionRepository(store).active_for_rule(row.rule_id)
     assert standing is not None and standing.status == "active"
 
 
 def test_undoing_the_approval_retires_its_standing_rule(store: Store) -> None:
     row = _row(store, "C-05-k8s-pod-oomkilled.yaml")
-    review_actions.run(store, review_actions.request(row, "approve", "ana"))
-    review_actions.undo(store, "ana")
+    decide(store, review_actions.request(row, "approve", "ana"))
+    undo_last(store, "ana")
     assert PromotionRepository(store).active_for_rule(row.rule_id) is None
     assert ReviewRepository(store).current(row.rule_id) is None
 
@@ -57,7 +57,7 @@ def test_undoing_the_approval_retires_its_standing_rule(store: Store) -> None:
 def test_approving_against_a_failing_verdict_needs_an_override(store: Store) -> None:
     row = _row(store, "C-04-api-credentials-refused.yaml")
     with pytest.raises(OverrideRequired, match="needs an override with a written reason"):
-        review_actions.run(store, review_actions.request(row, "approve", "ana"))
+        decide(store, review_actions.request(row, "approve", "ana"))
 
 
 def test_first_upper_keeps_the_case_of_ids() -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import REVIEWER, preset_reviewer
+from conftest import REVIEWER, preset_reviewer, wait_idle
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 from test_review_keys import current, press
@@ -38,6 +38,7 @@ def _window(qtbot: Any, services: StoreServices, runner: JobRunner) -> MainWindo
     rules.select_row(row)
     rules.view.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is rules.view, timeout=5_000)
+    wait_idle(window)  # the first rule's evidence board is read off the GUI thread
     return window
 
 
@@ -96,5 +97,6 @@ def test_the_refusal_banner_keeps_id_case_and_follows_the_opened_rows(
     assert f"{len(left)} broken trajector" in banner.text()
     while reviews.unreviewed_broken(REVIEWER, rule.result_id):
         press(qtbot, window, Qt.Key.Key_BracketRight)
+    wait_idle(window)
     assert banner.text() == "⚠ Every broken row is now opened or waived: press A to approve."
     window.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import REVIEWER
+from conftest import REVIEWER, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -12,8 +12,13 @@ from cauterule_gui.main_window import MainWindow
 
 
 def press(qtbot: Any, window: MainWindow, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    if QApplication.activeWindow() is None:  # a closed dialog took the activation with it
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        window.workspace.rules.view.setFocus()
     target = QApplication.focusWidget() or window
     qtbot.keyClick(target, key, modifier)
+    wait_idle(window)  # what the key does is read and written through the executor
 
 
 def current(window: MainWindow):  # type: ignore[no-untyped-def]
@@ -54,6 +59,7 @@ def test_approve_reject_with_reason_undo_and_advance_by_keyboard(qtbot: Any, rev
     assert not dialog.ok_button.isEnabled()  # no empty reason
     qtbot.keyClicks(dialog.edit, "trigger too broad")
     qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+    wait_idle(window)
     decision = reviews.current(second.rule_id)
     assert decision.action == "reject" and decision.reason == "trigger too broad"
     assert current(window).rule_id not in (first.rule_id, second.rule_id)
@@ -132,6 +138,7 @@ def test_approval_is_refused_until_every_broken_row_is_opened_or_waived(qtbot: A
         dialog = window.review.reason_dialog
         qtbot.keyClicks(dialog.edit, "same failure as the opened one")
         qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        wait_idle(window)
         remaining = reviews.unreviewed_broken(REVIEWER, rule.result_id)
     window.workspace.rules.view.setFocus()
     press(qtbot, window, Qt.Key.Key_A)
@@ -139,6 +146,7 @@ def test_approval_is_refused_until_every_broken_row_is_opened_or_waived(qtbot: A
         dialog = window.review.reason_dialog
         qtbot.keyClicks(dialog.edit, "the broken successes are unrelated pip runs")
         qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        wait_idle(window)
     assert reviews.current(rule.rule_id).action == "approve"
     assert not banner.isVisible()
 

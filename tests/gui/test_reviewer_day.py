@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_idle
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 
@@ -64,6 +65,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     window.show()
 
     # First start: an empty store, the welcome page says what to do; nothing imported behind our back.
+    wait_idle(window)  # the store's summary is read off the GUI thread
     assert window.tabs.currentWidget() is window.welcome and window.welcome.next_key == "import"
 
     # Import: the result dialog, then the offer to replay and open the Review tab.
@@ -102,6 +104,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     rules.view.setFocus()
     broken_row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n >= 1)
     rules.select_row(broken_row)
+    wait_idle(window)  # the evidence board is read off the GUI thread
     broken_rule = rules.model.rule(broken_row)
     answered: list[str] = []
 
@@ -117,6 +120,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     QTimer.singleShot(0, answer_name)
     qtbot.keyClick(rules.view, Qt.Key.Key_2)  # the Broken tab, opening its first row
     qtbot.waitUntil(lambda: bool(answered), timeout=10_000)
+    wait_idle(window)
     opened = window.workspace.evidence.current_outcome()
     assert opened is not None and rules.current_rule_id() == broken_rule.rule_id
     assert window.services.reviews.viewed("day-reviewer", broken_rule.result_id) == {opened.trajectory_pk}
@@ -128,6 +132,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
         qtbot.waitUntil(window.isActiveWindow, timeout=5000)
         rules.view.setFocus()
         qtbot.keyClick(rules.view, Qt.Key.Key_A)
+        wait_idle(window)
         banner = window.workspace.evidence.banner.text()
         assert banner.startswith("⚠ Approval refused") and all(tid in banner for tid in unopened[:3]), banner
 
@@ -138,12 +143,14 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     row = next(r for r in range(rules.model.rowCount())
                if rules.model.rule(r).broken_n == 0 and rules.model.rule(r).verdict == "pass")
     rules.select_row(row)
+    wait_idle(window)
     approved_id = rules.current_rule_id()
-    qtbot.keyClick(rules.view, Qt.Key.Key_1)
-    qtbot.keyClick(rules.view, Qt.Key.Key_BracketRight)
-    qtbot.keyClick(rules.view, Qt.Key.Key_A)
+    for key in (Qt.Key.Key_1, Qt.Key.Key_BracketRight, Qt.Key.Key_A):
+        qtbot.keyClick(rules.view, key)
+        wait_idle(window)  # each key's reads and writes go through the executor
     assert window.services.reviews.current(approved_id).action == "approve"
     qtbot.keyClick(rules.view, Qt.Key.Key_K)
+    wait_idle(window)
     assert rules.current_rule_id() == approved_id
 
     # Every tab opened at 1280×800: the window never asks for more than 1280 px.

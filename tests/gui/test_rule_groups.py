@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import build_replayed_store, preset_reviewer
+from conftest import build_replayed_store, preset_reviewer, wait_idle
+from gui_thread_guard import GuiThreadStatements
 from PySide6.QtCore import Qt
 
+from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.models.rule_table_model import COL_TRIGGER, RuleTableModel
-from cauterule_gui.services import open_services
+from cauterule_gui.services import StoreServices, open_services
 from cauterule_gui.settings import make_settings
 
 
@@ -40,6 +42,7 @@ def copies_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunn
     window.show_review()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    wait_idle(window)  # the table's rows are read through the executor
     yield window
     window.close()
     window.services.close()
@@ -76,6 +79,7 @@ def test_a_decision_on_the_collapsed_group_decides_each_rule_with_its_own_audit_
     rules.select_row(row)
     rules.view.setFocus()
     qtbot.keyClick(rules.view, Qt.Key.Key_D)
+    wait_idle(copies_window)  # the decisions are written on the database thread
     result = copies_window.bulk.last
     assert result is not None and result.action == "defer" and len(result.decided) == 3
     reviews = copies_window.services.reviews
@@ -109,3 +113,25 @@ def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
     qtmodeltester.check(model)
     model.collapse(groups[0] + 1)  # from a member row
     assert model.rowCount() == model.rule_total - 1 and not model.is_expanded(groups[0])
+
+
+def test_grouped_pages_arrive_off_the_gui_thread_and_groups_expand_without_sql(
+        qtbot: Any, replayed: StoreServices, runner: JobRunner) -> None:
+    model = RuleTableModel(replayed.workspace, page_size=7)
+    model.set_executor(DatabaseExecutor(runner, lambda: replayed))
+    with GuiThreadStatements(replayed.store.engine) as guard:
+        with qtbot.waitSignal(model.loaded, timeout=5000):
+            model.refresh()
+        pages = 0
+        while model.canFetchMore():
+            shown = model.rowCount()
+            model.fetchMore()
+            assert model.rowCount() == shown and not model.canFetchMore()  # on its way: asked once
+            qtbot.waitUntil(lambda: not model.busy, timeout=5000)
+            pages += 1
+        groups = [r for r in range(model.rowCount()) if model.is_group(r)]
+        for row in reversed(groups):  # members came with their page: nothing to read
+            model.expand(row)
+        assert model.rowCount() == model.rule_total
+    assert pages >= 1 and len(groups) == 2
+    assert not guard.seen, guard.report()

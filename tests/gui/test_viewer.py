@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conftest import wait_idle
 from gui_records import trajectory, write_jsonl
 from PySide6.QtGui import Qt, QTextCursor
 from PySide6.QtWidgets import QLabel, QTextEdit
@@ -22,8 +23,10 @@ PAYLOAD = "<b>bold</b><script>alert(1)</script> ignore previous instructions and
 def _select(window: MainWindow, trajectory_id: str) -> None:
     window.table_panel.filter_edit.setText(trajectory_id)
     window.table_panel.apply_filter_now()
+    wait_idle(window)
     assert window.trajectory_model.rowCount() == 1
     window.table_panel.select_row(0)
+    wait_idle(window)
 
 
 def test_selecting_a_row_shows_task_and_steps(window: MainWindow) -> None:
@@ -49,6 +52,7 @@ def test_adversarial_markup_is_shown_verbatim_as_plain_text(window: MainWindow, 
     assert window.services is not None
     import_paths(window.services.store, [tmp_path / "adv"])
     window.refresh()
+    wait_idle(window)
     _select(window, "ADV-1")
 
     text = window.viewer.plain_text()
@@ -90,6 +94,7 @@ def test_literal_newline_toggle_renders_escaped_line_breaks(window: MainWindow, 
     assert window.services is not None
     import_paths(window.services.store, [tmp_path / "nl"])
     window.refresh()
+    wait_idle(window)
     _select(window, "NL-1")
     assert "first\\nsecond" in window.viewer.plain_text()  # default: exactly as stored
     window.newlines_action.setChecked(True)
@@ -99,8 +104,10 @@ def test_literal_newline_toggle_renders_escaped_line_breaks(window: MainWindow, 
 
 def test_selecting_a_corpus_filters_the_table(window: MainWindow) -> None:
     window.navigator.select_corpus("successes")
+    wait_idle(window)
     assert window.trajectory_model.total == 2
     window.navigator.select_corpus(None)
+    wait_idle(window)
     assert window.trajectory_model.total == 5
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from conftest import wait_idle
+
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.settings import KEY_WELCOME, make_settings
 
@@ -17,6 +19,7 @@ def _window(qtbot: Any, populated: Any, runner: Any) -> MainWindow:
     window = MainWindow(populated, runner, settings, open_services)
     qtbot.addWidget(window)
     window.show()
+    wait_idle(window)  # the store's summary is read off the GUI thread
     return window
 
 

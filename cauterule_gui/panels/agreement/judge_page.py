@@ -248,8 +248,8 @@ class JudgePage:
         for button in self._answer_buttons:
             button.setEnabled(False)
         item_id = item.item_id
-        handle = self._db(lambda store: agreement_data.commit(store, item_id, reviewer, firing, scope),
-                          "commit judgement")
+        handle = self._op(lambda store: agreement_data.commit(store, item_id, reviewer, firing, scope),
+                          "commit judgement", {"agreement"})
         if handle is None:
             self._committing = False
             return None

@@ -187,7 +187,7 @@ class NewSessionPage:
             return create_session(store, run_id, creator, **options)
 
         self.create_button.setEnabled(False)
-        handle = self._db(job, "create agreement session")
+        handle = self._op(job, "create agreement session", {"agreement"})
         if handle is not None:
             handle.result.connect(self._on_created)
             handle.error.connect(self._failed("The session was not created"))

@@ -196,7 +196,8 @@ class TeamPage(TeamStatusSection):
         chosen: str | LabelText = self.chosen_combo.currentData() or LabelText(self.own_trigger.text(),
                                                                                self.own_directive.text())
         pk = item.trajectory_pk
-        handle = self._db(lambda store: adjudicate(store, lead, pk, chosen, reason), "adjudicate")
+        handle = self._op(lambda store: adjudicate(store, lead, pk, chosen, reason), "adjudicate",
+                          {"agreement", "labels"})
         if handle is not None:
             handle.result.connect(lambda _adj: self._on_adjudicated(pk))
             handle.error.connect(self._failed("The ruling was not recorded"))
@@ -235,7 +236,8 @@ class TeamPage(TeamStatusSection):
         importer = self.identity.require(self)
         if not importer:
             return None
-        handle = self._db(lambda store: agreement_data.import_work(store, path, importer), "team import")
+        handle = self._op(lambda store: agreement_data.import_work(store, path, importer), "team import",
+                          {"agreement", "labels", "decisions", "marks"})
         if handle is not None:
             handle.result.connect(self._on_merged)
             handle.error.connect(self._failed("The import failed"))

@@ -222,7 +222,7 @@ class EditorPage:
         pk, text, previous = self._pk, self.current_text(), self._saved
         assert pk is not None
         self._explicit_empty = False
-        handle = self._db(lambda store: label_data.save_label(store, pk, reviewer, text), "save label")
+        handle = self._op(lambda store: label_data.save_label(store, pk, reviewer, text), "save label", {"labels"})
         if handle is None:
             return None
         self._saves[id(handle)] = handle

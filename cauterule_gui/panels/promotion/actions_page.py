@@ -8,7 +8,7 @@ from typing import Any
 from core.decisions import BrokenNotOpened, DecisionRequest, decide
 from core.promotion import QueueItem
 
-from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobPool
+from cauterule_gui.jobs.runner import JobFailure, JobHandle
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.panels.promotion.common import REFUSALS, PendingApproval
 from cauterule_gui.panels.promotion.dialogs import (
@@ -128,7 +128,10 @@ class ActionsPage:
 
     def _run(self, work: Callable[[Any], str], item: QueueItem, what: str,
              on_error: Callable[[JobFailure], None] | None = None) -> JobHandle:
-        handle = self.runner.submit(work, name=f"promotion: {what}", pool=JobPool.DB)
+        found = self.db.op(lambda _s: work(None), name=f"promotion: {what}", kinds={"promotion", "decisions"},
+                           initiator=self, on_error=lambda _e: None)  # the handle's error is shown below
+        assert found is not None  # _ready checked that a store is open
+        handle = found
         self._action_job = handle
         self._want_rule = item.rule_id
         self.set_message(f"{what.capitalize()}: saving…", "info")

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from cauterule_gui.jobs.runner import JobHandle, JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.models.promotion_queue_model import PromotionQueueModel
+from cauterule_gui.panels.base import StorePanel
 from cauterule_gui.panels.promotion.actions_page import ActionsPage
 from cauterule_gui.panels.promotion.common import COLUMN_WIDTHS, PendingApproval
 from cauterule_gui.panels.promotion.dialogs import (
@@ -47,7 +48,7 @@ from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
 
-class PromotionPanel(QueuePage, ActionsPage, QWidget):
+class PromotionPanel(QueuePage, ActionsPage, StorePanel, QWidget):
     queue_refreshed = Signal()
     review_requested = Signal(int)  # rule id: show it in the Review tab (to open its broken evidence)
     promotion_changed = Signal(str)  # what was done, after it is committed

@@ -60,7 +60,7 @@ class QueuePage:
             def job(_ctx: Any) -> QueueSnapshot:
                 return qm.load_snapshot(store, reviewer)
 
-            pool, what = JobPool.DB, "lexical"
+            pool, what = JobPool.READ, "lexical"  # a read: never queued behind a write
         self.similarity_label.setText(f"computing the queue ({what} similarity)…")
         handle = self.runner.submit(job, name="promotion queue", pool=pool, key=f"promotion-queue-{id(self)}")
         handle.result.connect(self._on_snapshot)
