@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         return int(app.exec())
     finally:
+        live = getattr(window, "_live_changes", None) or live  # the store shown last (it may have switched)
         if live is not None:
             live.stop()
         window.close()  # saves settings and stops jobs (cancel + wait)

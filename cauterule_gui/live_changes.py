@@ -3,9 +3,9 @@
 ``core.team.live.ChangeFeed`` listens on its own thread and calls back with the kinds of
 change committed elsewhere (decisions, labels, agreement, runs, …). :class:`LiveChanges`
 turns that call into a Qt signal (``changes_arrived``), which Qt delivers on the GUI thread,
-and :func:`install_live_changes` connects it to the window: the window's ``changes_applied``
-signal when it has one (the one change signal the panels follow), otherwise the coalesced
-rule-table refresh and the workflow tabs' refresh. A SQLite store has one user: no feed.
+and :func:`install_live_changes` connects it to the window's database executor, whose
+``changes_applied(kinds)`` is the one change signal the tabs follow. A SQLite store has one
+user: no feed.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.team.live import ChangeFeed
 
-RULE_KINDS = frozenset({"decisions", "promotions", "rules", "runs", "evidence"})
-TAB_KINDS = frozenset({"labels", "agreement", "decisions", "promotions"})
+from cauterule_gui.db.executor import KINDS as EXECUTOR_KINDS
 
 
 class LiveChanges(QObject):
@@ -43,24 +42,25 @@ class LiveChanges(QObject):
 
 
 def _apply(window: Any, kinds: frozenset[str]) -> None:
-    applied = getattr(window, "changes_applied", None)
-    if applied is not None:
-        applied.emit(kinds)
-        return
-    if kinds & RULE_KINDS:
-        window._live_refresh.start()  # the coalesced rule-table refresh replay results use
-    if kinds & TAB_KINDS:
-        window.workflows.refresh()
-    if "corpora" in kinds:
-        window.refresh()
+    # The window's database executor emits the same changes_applied(kinds) its own writes emit,
+    # so every registered tab refreshes on the kinds it shows.
+    window.db.notify(kinds & EXECUTOR_KINDS)
 
 
 def install_live_changes(window: Any) -> LiveChanges | None:
-    """Follow the window's store if it is a team store; stopped when the window is destroyed."""
+    """Follow the window's store if it is a team store; stopped when the window is destroyed.
+
+    Called again after the window switches stores: the previous store's feed is stopped first,
+    so the window always listens to the store it shows (and to no other)."""
+    previous: LiveChanges | None = getattr(window, "_live_changes", None)
+    if previous is not None:
+        previous.stop()
+    window._live_changes = None
     store = getattr(window.services, "store", None)
     if store is None or not store.is_postgres:
         return None
     live = LiveChanges(store.path.connect_url, window)
     live.changes_arrived.connect(lambda kinds: _apply(window, kinds))
     window.destroyed.connect(live.stop)
+    window._live_changes = live
     return live.start()

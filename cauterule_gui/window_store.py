@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from cauterule_gui import session_state
+from cauterule_gui.live_changes import install_live_changes
 from cauterule_gui.recent_stores import recent_stores
 from cauterule_gui.services import STORE_ERRORS, describe_store_error
 
@@ -84,6 +85,7 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     window.bulk.refresh_duplicates()
     if not session_state.restore(window, window._settings):
         window.tabs.setCurrentWidget(window.workspace if services.workspace.has_results() else window.splitter)
+    install_live_changes(window)  # a team store: follow its changes; the old store's feed stops
     if previous is not None:
         previous.close()
     return True

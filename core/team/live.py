@@ -18,13 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 CHANNEL = "workbench_changes"
-# Table -> the kind of change a screen refreshes for.
+# Table -> the kind of change a screen refreshes for (the names of the GUI executor's
+# changes_applied kinds, so a notice from another reviewer refreshes what a local write would).
 KINDS: dict[str, str] = {
-    "decision": "decisions", "promotion": "promotions", "label": "labels", "adjudication": "labels",
+    "decision": "decisions", "promotion": "promotion", "label": "labels", "adjudication": "labels",
     "agreement_session": "agreement", "agreement_judgement": "agreement", "agreement_mark": "agreement",
     "agreement_assignment": "agreement",
-    "replay_run": "runs", "rule": "rules", "rule_version": "rules", "corpus": "corpora", "trajectory": "corpora",
-    "waiver": "evidence", "evidence_view": "evidence",
+    "replay_run": "replay", "rule": "rules", "rule_version": "rules", "corpus": "corpora", "trajectory": "corpora",
+    "waiver": "marks", "evidence_view": "marks",
 }
 ALL_KINDS = frozenset(KINDS.values())
 

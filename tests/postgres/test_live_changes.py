@@ -10,7 +10,7 @@ import pytest
 from every_kind import Builder
 
 from core.decisions.service import DecisionRequest, decide
-from core.store.engine import open_store
+from core.store.engine import open_store, store_location
 from core.team.live import ChangeFeed
 
 
@@ -78,6 +78,7 @@ def test_an_open_window_shows_another_reviewers_decision_without_a_refresh(
     window.show()
     live = install_live_changes(window)
     assert live is not None and live.listening
+    window.show_review()  # the reviewer looks at the rules (hidden tabs refresh when shown)
     model = window.workspace.rules.model
     qtbot.waitUntil(lambda: model.row_of_rule(rule) is not None, timeout=10_000)
 
@@ -95,3 +96,46 @@ def test_an_open_window_shows_another_reviewers_decision_without_a_refresh(
     window.close()
     assert runner.shutdown(5000)
     services.close()
+
+
+def test_after_a_store_switch_the_window_follows_the_new_store(
+        team_store: Any, pg_server: Any, qtbot: Any, tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from cauterule_gui.jobs import JobRunner
+    from cauterule_gui.live_changes import install_live_changes
+    from cauterule_gui.main_window import MainWindow
+    from cauterule_gui.models.rule_table_model import COL_REVIEWER
+    from cauterule_gui.services import open_services
+    from cauterule_gui.window_store import switch_store
+
+    first_url, _ = team_store
+    second_url = pg_server.new_database()
+    seeded = open_store(second_url)
+    b = Builder(seeded)
+    b.trajectories("F-9")
+    rule = b.rule("c/r9.yaml", "when the build cache is stale", "clear the cache then rebuild")
+    b.run([(rule, "pass", {"prevented": ["F-9"]})])
+    seeded.close()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    services = open_services(first_url)
+    runner = JobRunner()
+    window = MainWindow(services, runner, settings, open_services)
+    qtbot.addWidget(window)
+    window.show()
+    first_feed = install_live_changes(window)
+    assert switch_store(window, store_location(second_url))
+    window.show_review()
+    model = window.workspace.rules.model
+    qtbot.waitUntil(lambda: model.row_of_rule(rule) is not None, timeout=10_000)
+    assert first_feed is not None and not first_feed.listening
+    other = open_store(second_url)
+    decide(other, DecisionRequest("reject", "bo", rule, reason="cache is fine"))
+    qtbot.waitUntil(lambda: str(model.index(model.row_of_rule(rule) or 0, COL_REVIEWER).data()) == "bo",
+                    timeout=10_000)
+    other.close()
+    window.close()
+    assert runner.shutdown(5000)
+    window.services.close()
+    pg_server.drop(second_url)
