@@ -26,13 +26,45 @@ setup() {
   fi
 }
 
+# The store tests also run against PostgreSQL: a throwaway cluster (initdb + pg_ctl as an
+# unprivileged user, Unix socket in a temporary folder, no TCP) for the whole test run, stopped
+# on exit. Where the server binaries are missing they are installed from the distribution's
+# packages when that is possible (root + apt-get); otherwise the PostgreSQL tests skip with one
+# line (or fail, under WORKBENCH_PG=required, as .ci/run sets).
+PG_ROOT=""
+stop_postgres() {
+  if [ -n "$PG_ROOT" ]; then
+    "$VENV/bin/python" -m core.team.cluster stop "$PG_ROOT" >/dev/null 2>&1 || true
+    rm -rf "$PG_ROOT"
+  fi
+}
+start_postgres() {
+  if [ -n "${WORKBENCH_PG_URL:-}" ]; then return 0; fi
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "dev.sh: installing PostgreSQL from the distribution's packages" >&2
+      apt-get install -y -qq postgresql >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql >/dev/null) || true
+    fi
+  fi
+  PG_ROOT="$(mktemp -d /tmp/wbpg-XXXXXX)"
+  local url
+  if url="$("$VENV/bin/python" -m core.team.cluster start "$PG_ROOT")"; then
+    export WORKBENCH_PG_URL="$url"
+    trap stop_postgres EXIT
+  else
+    echo "dev.sh: PostgreSQL tests will skip: $url" >&2
+    rm -rf "$PG_ROOT"; PG_ROOT=""
+  fi
+}
+
 cmd="${1:-run}"
 shift || true
 setup
 case "$cmd" in
   run)  exec "$VENV/bin/cauterule-gui" "$@" ;;
   test) export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
-        if [ "$#" -gt 0 ]; then exec "$VENV/bin/python" -m pytest "$@"; fi
+        start_postgres
+        if [ "$#" -gt 0 ]; then "$VENV/bin/python" -m pytest "$@"; exit $?; fi
         # The core suite runs with PySide6 made unimportable (the core must not need Qt),
         # then everything else (GUI, shared-corpus, packaging checks) runs normally.
         status=0

@@ -17,9 +17,10 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core.store.engine import default_store_path
+from core.store.engine import default_store_path, store_location
 
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.live_changes import install_live_changes
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.screenshot import show_review_example
 from cauterule_gui.services import STORE_ERRORS, StoreServices, describe_store_error, open_services
@@ -32,7 +33,8 @@ SCREENSHOT_TIMEOUT_MS = 120_000
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="cauterule-gui", description="CauterRule Workbench")
-    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+    parser.add_argument("--store", type=store_location, default=None,
+                        help=f"store file or postgresql:// URL (default: {default_store_path()})")
     parser.add_argument("--screenshot", type=Path, default=None, metavar="PNG",
                         help="render the window after loading, save it to PNG and exit")
     parser.add_argument("--self-test", action="store_true",
@@ -131,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         settings.setValue(KEY_WELCOME, False)
     window = MainWindow(services, runner, settings, open_services)
+    live = install_live_changes(window)  # a team store: other reviewers' changes appear as they commit
     try:
         window.review.interactive = interactive
         window.start.interactive = interactive
@@ -146,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         return int(app.exec())
     finally:
+        if live is not None:
+            live.stop()
         window.close()  # saves settings and stops jobs (cancel + wait)
         runner.shutdown()
         if window.services is not None:

@@ -1,4 +1,9 @@
-"""File ▸ Open Recent: the last stores opened, newest first, missing files pruned."""
+"""File ▸ Open Recent: the last stores opened, newest first, missing files pruned.
+
+A store is a file (kept as its resolved path, pruned when the file is gone) or a team store's
+``postgresql://`` URL (kept as given, without any password; a server cannot be checked
+without connecting, so it is never pruned).
+"""
 
 from __future__ import annotations
 
@@ -6,18 +11,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from core.store.engine import StoreUrl, store_location
+
 KEY_RECENT = "stores/recent"
 MAX_RECENT = 8
 
 
-def recent_stores(settings: QSettings) -> list[Path]:
+def recent_stores(settings: QSettings) -> list[Path | StoreUrl]:
     value = settings.value(KEY_RECENT, [])
     items = [value] if isinstance(value, str) else list(value or [])
-    paths = [Path(p) for p in items if isinstance(p, str) and p]
-    return [p for p in paths if p.exists()]
+    stores = [store_location(p) for p in items if isinstance(p, str) and p]
+    return [p for p in stores if isinstance(p, StoreUrl) or p.exists()]
 
 
-def remember_store(settings: QSettings, path: Path) -> None:
-    resolved = str(Path(path).expanduser().resolve())
+def remember_store(settings: QSettings, path: Path | StoreUrl) -> None:
+    resolved = str(StoreUrl(str(path)) if isinstance(path, StoreUrl) else Path(path).expanduser().resolve())
     items = [str(p) for p in recent_stores(settings) if str(p) != resolved]
     settings.setValue(KEY_RECENT, [resolved, *items][:MAX_RECENT])

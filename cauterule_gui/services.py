@@ -10,6 +10,7 @@ from PySide6.QtCore import QLockFile
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, StoreLockedError, open_store
 from core.store.migrations import StoreTooNewError
+from core.store.postgres import is_postgres_url
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
@@ -88,6 +89,11 @@ def open_services(path: Path) -> StoreServices:
     or read-only file is refused before a lock file is written next to it); then the instance
     lock is taken, and the store is not touched when it cannot be had.
     """
+    if is_postgres_url(path):  # a team store on a server: no file to inspect or lock
+        store = open_store(path)
+        return StoreServices(store=store, corpora=CorpusRepository(store), rules=RuleRepository(store),
+                             replays=ReplayRepository(store), reviews=ReviewRepository(store),
+                             workspace=WorkspaceRepository(store))
     inspect_store_file(path)
     lock = _instance_lock(path)
     try:

@@ -58,6 +58,9 @@ def build_actions(window: MainWindow) -> None:
     file_menu = bar.addMenu("&File")
     file_menu.addAction(window.new_store_action)
     file_menu.addAction(window.open_store_action)
+    from cauterule_gui.team_store_dialog import open_team_store  # issue 14: a postgresql:// store
+
+    file_menu.addAction("Open &team store…", lambda: open_team_store(window))
     file_menu.addAction(window.demo_store_action)
     window.recent_menu = file_menu.addMenu("Open &Recent")
     window.recent_menu.aboutToShow.connect(window._fill_recent_menu)

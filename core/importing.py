@@ -109,7 +109,12 @@ def import_paths(
         data = loaded.data
         result = read_trajectory_bytes(data, source.rel_path)
         issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
-        read.append(_ReadFile(source, data, list(result.records), issues))
+        records = list(result.records)
+        if store.is_postgres:  # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import
+            issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, None, NUL_REASON)
+                       for r in records if _has_nul(r)]
+            records = [r for r in records if not _has_nul(r)]
+        read.append(_ReadFile(source, data, records, issues))
     outcomes: dict[str, list[str | None]] = defaultdict(list)
     for item in read:
         outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
@@ -154,6 +159,25 @@ def import_paths(
     )
     reports.finish(report_id, summary.to_json())
     return summary
+
+
+NUL_REASON = "contains the NUL character (\\u0000), which a PostgreSQL store cannot hold"
+
+
+def _has_nul(record: TrajectoryRecord) -> bool:
+    # The parsed values are stored in columns (task, domain, …): JSON's "\u0000" becomes a real NUL there.
+    stack: list[Any] = [record.raw_text, record.data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def _check_cancel(cancel: Any) -> None:

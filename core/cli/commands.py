@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy.exc
 
 from core.plain import terminal_safe
-from core.store.engine import Store, StoreOpenError, default_store_path, open_store
+from core.store.engine import Store, StoreOpenError, default_store_path, open_store, store_location
 from core.store.migrations import StoreTooNewError
 
 EXIT_OK = 0
@@ -30,7 +30,8 @@ EXIT_BAD_STORE = 2
 
 
 def _add_store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+    parser.add_argument("--store", type=store_location, default=None,
+                        help=f"store file or postgresql:// URL (default: {default_store_path()})")
 
 
 def _say(text: str, file: Any = None) -> None:
@@ -229,12 +230,17 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli import loop as cli_loop  # gate, taint, injection, cross-session, new-candidate (H15)
 
     cli_loop.register(sub)
+    from core.cli import store as cli_store  # store copy / store check / team add-reviewer (issue 14)
+
+    cli_store.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "opens_own_store", False):
+        return int(args.func(args))
     try:
         store = open_store(args.store)
     except (StoreTooNewError, StoreOpenError) as error:

@@ -15,9 +15,9 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
-    from core.store.engine import default_store_path
+    from core.store.engine import default_store_path, store_location
 
-    p.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+    p.add_argument("--store", type=store_location, default=None, help=f"store file or URL (default: {default_store_path()})")
 
 
 def _json(value: Any) -> None:

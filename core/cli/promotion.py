@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.store.engine import Store, default_store_path
+from core.store.engine import Store, default_store_path, store_location
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -22,7 +22,7 @@ _MARK = {"pass": "ok", "fail": "FAIL", "warn": "warn", "not_measured": "n/m"}
 
 
 def _add_store(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, default=None, help=f"store file (default: {default_store_path()})")
+    parser.add_argument("--store", type=store_location, default=None, help=f"store file or URL (default: {default_store_path()})")
 
 
 def register(subparsers: Any) -> None:

@@ -88,6 +88,7 @@ class DecisionRequest:
     acknowledge_gate: bool = False
     waivers: Mapping[str, str] = field(default_factory=dict)  # broken trajectory id -> reason
     via: str = "api"
+    expected_version: int | None = None  # the rule's row version the reviewer saw (None: not checked)
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
             raise PromotionError(f"rule {request.rule_id} is the active standing rule {active.standing_id}; "
                                  "retire or supersede it instead")
         decision = write_decision(session, request.rule_id, version_id, request.run_id, reviewer, request.action,
-                                  reason, evidence, _audit_extra(request, None, None))
+                                  reason, evidence, _audit_extra(request, None, None),
+                                  expected_version=request.expected_version)
     past = {"reject": "rejected", "defer": "deferred"}[request.action]
     return DecisionOutcome(request.action, request.rule_id, decision, None, False,
                            f"{rule.rule_ref or rule.origin} {past} (saved).")
@@ -227,7 +229,7 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
                              "reason": result.reason}, "agreement": _gate_summary(gate)}
         extra = _audit_extra(request, gates, acknowledgement)
         decision = write_decision(session, request.rule_id, result.rule_version_id, result.run_id, reviewer,
-                                  "approve", reason, evidence, extra)
+                                  "approve", reason, evidence, extra, expected_version=request.expected_version)
         promotion, created = promote_in(session, decision, request.rule_id, result.rule_version_id, result.run_id,
                                         reviewer, reason, provenance, evidence, extra)
     label = _label(store, request.rule_id)

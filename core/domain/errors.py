@@ -46,3 +46,14 @@ class AlreadyCommitted(DomainError, ValueError):
 
 class NotYetCommitted(DomainError, PermissionError):
     """Replay's answer is revealed only after the reviewer commits a judgement."""
+
+
+class ConcurrentChangeError(DomainError, RuntimeError):
+    """Another reviewer changed what this write was based on (a rule's row version, the ruling
+    in force); nothing was saved. ``by``, ``what`` and ``at`` say who did what, for the screen."""
+
+    def __init__(self, message: str, *, kind: str, key: int, expected: int, found: int, by: str | None,
+                 what: str | None, at: str | None) -> None:
+        super().__init__(message)
+        self.kind, self.key, self.expected, self.found = kind, key, expected, found
+        self.by, self.what, self.at = by, what, at

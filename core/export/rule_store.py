@@ -51,6 +51,7 @@ class ExportResult:
 
 
 def export_rule_store(store: Store, out_dir: Path | str) -> ExportResult:
+    _check_may_export(store)
     out = Path(out_dir).expanduser()
     previous = _check_target(out)
     promotions = PromotionRepository(store).list()
@@ -76,6 +77,15 @@ def export_rule_store(store: Store, out_dir: Path | str) -> ExportResult:
                     "files": sorted(names)}
         _write_atomic(staging / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return ExportResult(out, tuple(written), len(documents), tuple(notes))
+
+
+def _check_may_export(store: Store) -> None:
+    """On a team store only leads export a rule store (the server's roles say who is one)."""
+    from core.team.roles import may_export
+
+    with store.read_session() as session:
+        if not may_export(session.connection()):
+            raise RuleStoreExportError("only a lead may export the rule store of a team store; ask a lead")
 
 
 def _check_target(out: Path) -> set[str]:

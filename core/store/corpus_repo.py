@@ -12,6 +12,7 @@ from sqlmodel import col, select
 
 from core.store.dto import CorpusInfo, TrajectoryDetail, TrajectorySummary
 from core.store.engine import Store
+from core.store.postgres import json_values_sql
 from core.store.tables import CorpusRow, RuleRow, SourceFileRow, TrajectoryRow
 from core.timeutil import utc_now
 
@@ -42,7 +43,7 @@ class CorpusRepository:
         self._store = store
         # SQLite's LIKE already ignores ASCII case, exactly as its lower() folds it, so the
         # text filter skips four lower() calls a row there; elsewhere ILIKE.
-        self._case_insensitive_like = store.engine.dialect.name == "sqlite"
+        self._dialect = store.engine.dialect.name
 
     # -- corpora -----------------------------------------------------------------------
     def ensure_corpus(self, name: str, role: str, role_source: str) -> int:
@@ -175,7 +176,7 @@ class CorpusRepository:
     def count_trajectories(self, flt: TrajectoryFilter | None = None) -> int:
         with self._store.read_session() as session:
             query = select(func.count()).select_from(TrajectoryRow).join(CorpusRow)
-            query = _apply_filter(query, flt or TrajectoryFilter(), self._case_insensitive_like)
+            query = _apply_filter(query, flt or TrajectoryFilter(), self._dialect)
             return int(session.execute(query).scalar_one())
 
     def list_trajectories(
@@ -201,7 +202,7 @@ class CorpusRepository:
             # with their records. With a text filter the ids are ordered by expressions no index
             # answers (``_unindexed``): an ordered index would make SQLite walk the table rows
             # in that order, testing each, to skip a sort of the (few) matches.
-            ids = _apply_filter(select(TrajectoryRow.id).join(CorpusRow), flt, self._case_insensitive_like)
+            ids = _apply_filter(select(TrajectoryRow.id).join(CorpusRow), flt, self._dialect)
             if flt.text:
                 key = _unindexed(columns.get(order_by, TrajectoryRow.id), order_by)
                 ids = ids.order_by(key.desc() if descending else key, cast(TrajectoryRow.id, Integer))
@@ -255,10 +256,11 @@ def _unindexed(column: Any, name: str) -> Any:
     return col(column).concat("")  # NULL || '' stays NULL: NULLs still sort first
 
 
-def _apply_filter(query: Any, flt: TrajectoryFilter, like_ignores_case: bool = False) -> Any:
+def _apply_filter(query: Any, flt: TrajectoryFilter, dialect: str = "sqlite") -> Any:
+    like_ignores_case = dialect == "sqlite"  # SQLite's LIKE ignores ASCII case; PostgreSQL has ILIKE
     if flt.pks is not None:
         # One JSON parameter instead of one per id: no SQLite variable limit on big corpora.
-        query = query.where(col(TrajectoryRow.id).in_(text("SELECT value FROM json_each(:loop_pks)").bindparams(
+        query = query.where(col(TrajectoryRow.id).in_(text(json_values_sql(dialect, "loop_pks", integer=True)).bindparams(
             loop_pks=json.dumps(list(flt.pks)))))
     if flt.corpus:
         query = query.where(CorpusRow.name == flt.corpus)

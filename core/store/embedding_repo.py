@@ -9,6 +9,7 @@ import numpy as np
 from sqlalchemy import text
 
 from core.store.engine import Store
+from core.store.postgres import json_values_sql
 
 
 class EmbeddingCacheRepository:
@@ -23,7 +24,7 @@ class EmbeddingCacheRepository:
         with self._store.read_session() as session:
             rows = session.execute(
                 text("SELECT text_hash, dim, vector FROM embedding WHERE model_id = :model "
-                     "AND text_hash IN (SELECT value FROM json_each(:hashes))"),
+                     f"AND text_hash IN ({json_values_sql(session, 'hashes')})"),
                 {"model": model_id, "hashes": json.dumps(list(text_hashes))},
             ).all()
         for text_hash, dim, blob in rows:
@@ -42,8 +43,9 @@ class EmbeddingCacheRepository:
         with self._store.session() as session:
             session.execute(
                 text(
-                    "INSERT OR REPLACE INTO embedding (model_id, text_hash, dim, vector) "
-                    "VALUES (:model, :hash, :dim, :vector)"
+                    "INSERT INTO embedding (model_id, text_hash, dim, vector) "
+                    "VALUES (:model, :hash, :dim, :vector) "
+                    "ON CONFLICT (model_id, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
                 ),
                 rows,
             )

@@ -32,6 +32,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session, create_engine
 
 from core.store.migrations import StoreTooNewError, current_version
+from core.store.postgres import StoreUrl, is_postgres_url
 from core.store.run_owner import close_dead_runs, current_owner
 from core.store.schema import check_not_newer, upgrade
 from core.store.store_file import (
@@ -44,7 +45,7 @@ from core.store.store_file import (
 
 __all__ = [
     "BUSY_TIMEOUT_MS", "Store", "StoreCorruptError", "StoreLockedError", "StoreOpenError", "StoreReadOnlyError",
-    "StoreTooNewError", "check_store_version", "default_store_path", "open_store",
+    "StoreTooNewError", "StoreUrl", "check_store_version", "default_store_path", "open_store", "store_location",
 ]
 
 # Long enough for another process's longest unit of work (one imported file, one chunk of
@@ -104,7 +105,8 @@ class NestedWriteSessionError(RuntimeError):
 class Store:
     """An open store. Thread-safe: each session takes its own connection."""
 
-    def __init__(self, path: Path, engine: Engine) -> None:
+    def __init__(self, path: Path | StoreUrl, engine: Engine) -> None:
+        # A file path (SQLite) or a StoreUrl (PostgreSQL): both answer str(), resolve(), name.
         self.path = path
         self.engine = engine
         self._read_engine = engine.execution_options(**{_READ_ONLY: True})
@@ -138,8 +140,27 @@ class Store:
         with _unit_of_work(self._read_engine) as session:
             yield session
 
+    @property
+    def is_postgres(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
+
+    def login(self) -> str | None:
+        """On a team store, the server login (the reviewer's name there: roles and row-level
+        security compare rows with it); None for a SQLite file, whose reviewer names are free."""
+        if not self.is_postgres:
+            return None
+        from sqlalchemy import text
+
+        with self.read_session() as session:
+            return str(session.execute(text("SELECT session_user")).scalar_one())
+
     def close(self) -> None:
         self.engine.dispose()
+
+
+def store_location(value: str) -> Path | StoreUrl:
+    """A store named on a command line or in settings: a ``postgresql://`` URL or a file path."""
+    return StoreUrl(value) if is_postgres_url(value) else Path(value)
 
 
 def check_store_version(path: Path) -> int:
@@ -156,9 +177,14 @@ def check_store_version(path: Path) -> int:
 def open_store(path: Path | str | None = None) -> Store:
     """Open (creating if needed) the store at ``path`` and bring its schema up to date.
 
-    Raises :class:`StoreOpenError` (one-line message; the file is left unchanged) or
-    :class:`StoreTooNewError`.
+    ``path`` is a file (SQLite) or a ``postgresql://`` URL (a database on a server, see
+    ``core.store.postgres``). Raises :class:`StoreOpenError` (one-line message; the file is
+    left unchanged) or :class:`StoreTooNewError`.
     """
+    if is_postgres_url(path):
+        from core.store.postgres_open import open_postgres_store
+
+        return open_postgres_store(getattr(path, "connect_url", str(path)))
     store_path = Path(path) if path is not None else default_store_path()
     store_path = store_path.expanduser()
     application_id, version = inspect_store_file(store_path)

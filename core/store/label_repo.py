@@ -38,6 +38,7 @@ from core.store.label_rows import (
     text_of,
 )
 from core.store.review_repo import append_audit
+from core.store.row_versions import check_adjudication
 from core.store.tables_labels import AdjudicationRow, LabelHistoryRow, LabelRow
 from core.timeutil import utc_now
 
@@ -247,18 +248,22 @@ class LabelRepository:
     def count_queue(self, reviewer: str, flt: LabelFilter | None = None) -> int:
         query, params = queue_sql(reviewer, flt or LabelFilter())
         with self._store.read_session() as session:
-            return int(session.execute(sql(f"SELECT count(*) FROM ({query})"), params).scalar_one())
+            return int(session.execute(sql(f"SELECT count(*) FROM ({query}) AS queue"), params).scalar_one())
 
     # -- adjudication ---------------------------------------------------------------------
     def adjudicate(
         self, trajectory_pk: int, lead: str, text: LabelText, reason: str, chosen_reviewer: str | None = None,
+        expected_current: int | None = None,
     ) -> Adjudication:
+        """A lead's ruling. ``expected_current``: the id of the adjudication the lead saw (0: none);
+        another lead's ruling since is refused with who ruled what (``row_versions``)."""
         reason = (reason or "").strip()
         if not reason:
             raise ReasonRequired("an adjudication needs a reason")
         new = text.normalised()
         with self._store.session() as session:
             key = self._key(session, trajectory_pk)
+            check_adjudication(session, trajectory_pk, expected_current)
             before = current_adjudication_row(session, trajectory_pk)
             row = AdjudicationRow(
                 trajectory_pk=trajectory_pk, corpus=key.corpus, file=key.file, line=key.line,

@@ -65,8 +65,10 @@ def queue_sql(reviewer: str, flt: LabelFilter) -> tuple[str, dict[str, Any]]:
         query += " AND t.domain = :domain"
         params["domain"] = flt.domain
     if flt.text:
-        query += " AND (t.trajectory_id LIKE :pattern OR t.task LIKE :pattern OR t.failure_class LIKE :pattern)"
-        params["pattern"] = f"%{flt.text}%"
+        # lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+        query += (" AND (lower(t.trajectory_id) LIKE :pattern OR lower(t.task) LIKE :pattern"
+                  " OR lower(t.failure_class) LIKE :pattern)")
+        params["pattern"] = f"%{flt.text.lower()}%"
     if flt.status == "missing":
         query += " AND me.id IS NULL"
     elif flt.status == "labelled":

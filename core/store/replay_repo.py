@@ -19,6 +19,7 @@ from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.dto import RuleInfo, RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_spans import SpanSource, spans_for
+from core.store.postgres import driver_sql
 from core.store.tables import ReplayRunRow
 from core.timeutil import utc_now
 
@@ -234,7 +235,7 @@ class ReplayRepository:
         with self._store.session() as session:
             connection = session.connection()
             # Take the write lock first so the max(id) read below cannot go stale.
-            connection.exec_driver_sql("UPDATE replay_run SET pairs = pairs WHERE id = ?", (run_id,))
+            connection.exec_driver_sql(driver_sql(connection, "UPDATE replay_run SET pairs = pairs WHERE id = ?"), (run_id,))
             first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
             result_rows = []
             outcome_rows: list[tuple[Any, ...]] = []
@@ -266,11 +267,14 @@ class ReplayRepository:
                     outcome_rows.append(
                         head + tuple(o) + (None if given is None else json.dumps([list(x) for x in given]),)
                     )
-            connection.exec_driver_sql(_INSERT_RESULT, result_rows)
+            connection.exec_driver_sql(driver_sql(connection, _INSERT_RESULT), result_rows)
             if pool_rows:
-                connection.exec_driver_sql(_INSERT_POOL, pool_rows)
+                connection.exec_driver_sql(driver_sql(connection, _INSERT_POOL), pool_rows)
             if outcome_rows:
-                connection.exec_driver_sql(_INSERT_OUTCOME, outcome_rows)
+                connection.exec_driver_sql(driver_sql(connection, _INSERT_OUTCOME), outcome_rows)
+            if connection.dialect.name == "postgresql":  # ids were given here: keep the id sequence past them
+                connection.exec_driver_sql(
+                    "SELECT setval(pg_get_serial_sequence('replay_result', 'id'), (SELECT max(id) FROM replay_result))")
 
     def finish_run(
         self, run_id: int, status: str, pairs: int, seconds: float,

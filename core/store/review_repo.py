@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from core.domain.errors import ApprovalRefused, ReasonRequired
 from core.store.engine import Store
+from core.store.row_versions import bump_rule
 from core.store.tables import (
     AgreementMarkRow,
     AuditEventRow,
@@ -91,6 +92,7 @@ class ReviewRepository:
     def decide(
         self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
         reason: str | None = None, evidence: dict[str, Any] | None = None, result_id: int | None = None,
+        expected_version: int | None = None,
     ) -> Decision:
         """Low-level writer kept for the store's own tests; every screen and the CLI decide through
         ``core.decisions.decide``, which checks every rule inside one write transaction."""
@@ -107,7 +109,8 @@ class ReviewRepository:
                     f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})"
                 )
         with self._store.session() as session:
-            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence)
+            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence,
+                                  expected_version=expected_version)
 
     def undo_last(self, reviewer: str) -> Decision | None:
         """Undo the reviewer's most recent decision that is still in effect (a new event)."""
@@ -121,6 +124,7 @@ class ReviewRepository:
             target = next((r for r in rows if r.id not in undone), None)
             if target is None:
                 return None
+            bump_rule(session, target.rule_id)
             undo = DecisionRow(
                 rule_id=target.rule_id, rule_version_id=target.rule_version_id, run_id=target.run_id,
                 reviewer=reviewer, action="undo", reason=f"undo {target.action}", undoes_id=target.id,
@@ -153,8 +157,8 @@ class ReviewRepository:
         with self._store.session() as session:
             session.execute(
                 text(
-                    "INSERT OR IGNORE INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
-                    "VALUES (:r, :res, :t, :at)"
+                    "INSERT INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
+                    "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
             )
@@ -307,8 +311,13 @@ def waived_in(session: Session, reviewer: str, result_id: int) -> dict[int, str]
 def write_decision(
     session: Session, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
     reason: str | None, evidence: dict[str, Any] | None, extra_audit: dict[str, Any] | None = None,
+    expected_version: int | None = None,
 ) -> Decision:
-    """One decision row and its audit event, in the caller's transaction (one shape for every surface)."""
+    """One decision row and its audit event, in the caller's transaction (one shape for every surface).
+
+    With ``expected_version`` (the rule's row version the reviewer saw) another reviewer's
+    decision or edit in between is refused with who did what (``row_versions``)."""
+    bump_rule(session, rule_id, expected_version)
     before = _effective(session, rule_id)
     row = DecisionRow(
         rule_id=rule_id, rule_version_id=rule_version_id, run_id=run_id, reviewer=reviewer, action=action,

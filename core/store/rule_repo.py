@@ -12,6 +12,7 @@ from sqlmodel import col, select
 from core.store.dto import RuleInfo, RuleVersionInfo
 from core.store.duplicate_key import duplicate_key_hash
 from core.store.engine import Store
+from core.store.row_versions import bump_rule, rule_version
 from core.store.tables import CorpusRow, RuleRow, RuleVersionRow, TrajectoryRow
 from core.timeutil import utc_now
 
@@ -92,10 +93,17 @@ class RuleRepository:
             ).first()
             return None if row is None else (row[0], row[1])
 
-    def add_version(self, rule_id: int, text: RuleText, author: str, note: str | None = None) -> RuleVersionInfo:
+    def add_version(self, rule_id: int, text: RuleText, author: str, note: str | None = None,
+                    expected_version: int | None = None) -> RuleVersionInfo:
+        """A new version of the rule's text; with ``expected_version`` only if nobody changed the rule since."""
         with self._store.session() as session:
-            version = _add_version(session, rule_id, text, author, note)
+            version = _add_version(session, rule_id, text, author, note, expected_version)
             return _version_info(version)
+
+    def row_version(self, rule_id: int) -> int:
+        """The rule's row version: what a later decision or edit names as ``expected_version``."""
+        with self._store.read_session() as session:
+            return rule_version(session, rule_id)
 
     def get(self, rule_id: int) -> RuleInfo | None:
         rules = self.list_rules(ids=[rule_id])
@@ -156,8 +164,11 @@ def _latest_version_row(session: object, rule_id: int) -> RuleVersionRow | None:
     ).first()
 
 
-def _add_version(session: object, rule_id: int, text: RuleText, author: str, note: str | None) -> RuleVersionRow:
+def _add_version(session: object, rule_id: int, text: RuleText, author: str, note: str | None,
+                 expected_version: int | None = None) -> RuleVersionRow:
     latest = _latest_version_row(session, rule_id)
+    if latest is not None:  # an edit (not the first version) changes the rule's state
+        bump_rule(session, rule_id, expected_version)  # type: ignore[arg-type]
     row = RuleVersionRow(
         rule_id=rule_id, version=(latest.version + 1) if latest else 1, trigger=text.trigger,
         context_json=json.dumps(list(text.context), ensure_ascii=False), signature=text.signature,

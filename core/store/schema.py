@@ -83,8 +83,43 @@ def _compare_type(context: Any, _inspected: Any, _column: Any, inspected_type: A
     The legacy DDL says TEXT / REAL where SQLModel says VARCHAR / FLOAT: same affinity,
     same storage. A bool is stored by SQLAlchemy as 0/1, as the INTEGER columns hold it.
     """
+    if context.dialect.name == "postgresql":
+        return _pg_type(inspected_type, context) != _pg_type(metadata_type, context)
     declared = "INTEGER" if isinstance(metadata_type, Boolean) else str(metadata_type.compile(dialect=context.dialect))
     return _affinity(str(inspected_type.compile(dialect=context.dialect))) != _affinity(declared)
+
+
+def _pg_type(type_: Any, context: Any) -> str:
+    # On PostgreSQL TEXT and VARCHAR (no length) store the same; SERIAL is INTEGER.
+    name = str(type_.compile(dialect=context.dialect)).upper()
+    return {"VARCHAR": "TEXT", "FLOAT": "DOUBLE PRECISION"}.get(name, name)
+
+
+def _legacy_constraint(diff: Any) -> bool:
+    """A UNIQUE constraint or foreign key the legacy DDL declares but the classes do not.
+
+    SQLite does not report unnamed UNIQUE constraints to Alembic; PostgreSQL names and
+    reports them (``corpus_name_key``). Both back ends have them (the baseline creates
+    them), the classes simply never declared them, so they are not a difference.
+    """
+    return isinstance(diff, tuple) and diff[0] == "remove_constraint" and diff[1].__class__.__name__ == "UniqueConstraint"
+
+
+def _fk_key(constraint: Any) -> tuple[str, tuple[str, ...], str]:
+    return (constraint.table.name, tuple(c.name for c in constraint.columns),
+            next(iter(constraint.elements)).target_fullname.split(".")[0])
+
+
+def _without_ondelete_pairs(diffs: list[Any]) -> list[Any]:
+    """Drop a foreign key's remove + add pair that differ only in ``ON DELETE``.
+
+    The legacy DDL gives foreign keys ``ON DELETE`` actions the classes never declared;
+    PostgreSQL reports them, SQLite does not. Same columns, same target: no difference.
+    """
+    added = {_fk_key(d[1]) for d in diffs if isinstance(d, tuple) and d[0] == "add_fk"}
+    removed = {_fk_key(d[1]) for d in diffs if isinstance(d, tuple) and d[0] == "remove_fk"}
+    same = added & removed
+    return [d for d in diffs if not (isinstance(d, tuple) and d[0] in ("add_fk", "remove_fk") and _fk_key(d[1]) in same)]
 
 
 def schema_differences(connection: Connection) -> list[Any]:
@@ -97,8 +132,11 @@ def schema_differences(connection: Connection) -> list[Any]:
     context = MigrationContext.configure(
         connection, opts={"include_object": _include_object, "compare_type": _compare_type})
     found: list[Any] = []
-    for diff in compare_metadata(context, SQLModel.metadata):
+    diffs = _without_ondelete_pairs(compare_metadata(context, SQLModel.metadata))
+    for diff in diffs:
         step = diff[0] if isinstance(diff, list) and len(diff) == 1 else diff
+        if _legacy_constraint(step):
+            continue
         if step[0] == "modify_nullable":
             column = SQLModel.metadata.tables[step[2]].columns[step[3]]
             if column.primary_key:
@@ -173,11 +211,30 @@ def check_not_newer(path: Path, user_version: int) -> None:
 
 
 def upgrade(engine: Engine) -> None:
-    """Bring the store to the newest revision in one transaction (``BEGIN IMMEDIATE``)."""
+    """Bring the store to the newest revision in one transaction (``BEGIN IMMEDIATE``).
+
+    On PostgreSQL (the transaction holds the store's write lock) an empty database first gets
+    the baseline written for PostgreSQL (``postgres_baseline``) and is recorded at
+    ``0001_baseline``; every later revision then runs on both back ends.
+    """
     with engine.begin() as connection:
         config = alembic_config()
         config.attributes["connection"] = connection
+        if connection.dialect.name == "postgresql":
+            _postgres_baseline(connection, config)
         command.upgrade(config, "head")
+
+
+def _postgres_baseline(connection: Connection, config: Config) -> None:
+    from sqlalchemy import inspect
+
+    from core.store.postgres_baseline import baseline_statements
+
+    if inspect(connection).has_table("alembic_version"):
+        return
+    for statement in baseline_statements():
+        connection.exec_driver_sql(statement)
+    command.stamp(config, "0001_baseline")
 
 
 def _main(argv: list[str] | None = None) -> int:

@@ -87,6 +87,8 @@ class RuleRow(SQLModel, table=True):
     data_json: Optional[str] = None
     content_hash: str
     created_at: str
+    # Optimistic concurrency between reviewers (revision 0003_team, core/store/row_versions.py).
+    row_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class RuleVersionRow(SQLModel, table=True):

@@ -131,7 +131,7 @@ EFFECTIVE_DECISIONS_SQL = """
         FROM decision d
         WHERE d.action IN ('approve', 'reject', 'defer')
           AND NOT EXISTS (SELECT 1 FROM decision u WHERE u.undoes_id = d.id)
-    ) WHERE rn = 1
+    ) AS latest WHERE rn = 1
 """
 
 # The reviewer's newest mark on each result's verdict (trajectory_pk NULL).
@@ -139,7 +139,7 @@ VERDICT_MARKS_SQL = """
     SELECT result_id, mark FROM (
         SELECT result_id, mark, ROW_NUMBER() OVER (PARTITION BY result_id ORDER BY id DESC) AS rn
         FROM agreement_mark WHERE reviewer = :reviewer AND trajectory_pk IS NULL
-    ) WHERE rn = 1
+    ) AS latest WHERE rn = 1
 """
 
 
@@ -172,7 +172,7 @@ def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
         SELECT * FROM (
             SELECT x.*, ROW_NUMBER() OVER (PARTITION BY x.rule_id ORDER BY x.run_id DESC, x.id DESC) AS newest
             FROM ({base} WHERE {eligible}) x
-        ) WHERE newest = 1
+        ) AS ranked WHERE newest = 1
     """
 
 

@@ -69,7 +69,7 @@ class WorkspaceRepository:
         # One pass counts both the rows and the unreviewed ones among them (each pass over
         # the newest-result CTE costs tens of ms at 10^3 rules).
         count_sql, count_params = self._query(
-            scope, flt, reviewer, "count(*), coalesce(sum(coalesce(d.action, 'unreviewed') = 'unreviewed'), 0)")
+            scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
         rows_sql, rows_params = self._query(scope, flt, reviewer, ROW_COLUMNS)
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
         rows_params.update(limit=int(limit), offset=int(offset))
@@ -274,8 +274,8 @@ class WorkspaceRepository:
         with self._store.session() as session:
             inserted = session.execute(
                 text(
-                    "INSERT OR IGNORE INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
-                    "VALUES (:r, :res, :t, :at)"
+                    "INSERT INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
+                    "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
             ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult

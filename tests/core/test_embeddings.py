@@ -37,8 +37,8 @@ def test_vectors_are_unit_length_and_paraphrases_are_close(embedder: SentenceEmb
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
 
 
-def test_second_run_embeds_nothing_new(tmp_path: Path, embedder: SentenceEmbedder) -> None:
-    store = open_store(tmp_path / "s.sqlite")
+def test_second_run_embeds_nothing_new(store_location: Path | str, embedder: SentenceEmbedder) -> None:
+    store = open_store(store_location)  # the vector cache on each back end
     texts = ["module not found", "permission denied", "module not found"]
     first = CachedEmbedder(embedder, EmbeddingCacheRepository(store))
     vectors = first(texts)

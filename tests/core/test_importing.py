@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from core.importing import import_paths
 from core.store.corpus_repo import CorpusRepository
@@ -32,8 +32,8 @@ def _line(record: dict[str, object]) -> str:
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> Store:
-    opened = open_store(tmp_path / "store.sqlite")
+def store(store_location: Path | str) -> Store:
+    opened = open_store(store_location)  # on each back end
     yield opened
     opened.close()
 
@@ -91,21 +91,19 @@ def test_duplicate_ids_in_one_folder_are_both_kept(tmp_path: Path, store: Store)
     assert CorpusRepository(store).count_trajectories() == 2
 
 
-def _data_tables(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    connection = sqlite3.connect(path)
+def _data_tables(store: Store) -> dict[str, list[tuple[object, ...]]]:
     tables = ["corpus", "source_file", "trajectory", "rule", "rule_version"]
-    snapshot = {t: connection.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in tables}
-    connection.close()
-    return snapshot
+    with store.read_session() as session:
+        return {t: [tuple(r) for r in session.execute(text(f"SELECT * FROM {t} ORDER BY 1")).all()] for t in tables}
 
 
 def test_importing_twice_changes_nothing(tmp_path: Path, store: Store) -> None:
     _write(tmp_path / "root" / "c" / "a.jsonl", "\n".join(_line(_record(f"T-{i}")) for i in range(5)))
     import_paths(store, [tmp_path / "root"])
-    before = _data_tables(store.path)
+    before = _data_tables(store)
     summary = import_paths(store, [tmp_path / "root"])
     assert summary.imported == 0 and summary.corpora[0].unchanged == 5
-    assert _data_tables(store.path) == before
+    assert _data_tables(store) == before
 
 
 def test_a_changed_file_updates_only_what_changed(tmp_path: Path, store: Store) -> None:

@@ -21,8 +21,9 @@ def open_labels_store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 
 @pytest.fixture()
-def labels_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    store = open_labels_store(tmp_path / "labels.sqlite", monkeypatch)
+def labels_store(store_location: Path | str) -> Iterator[Store]:
+    # Runs on both back ends (SQLite file, PostgreSQL database): see tests/conftest.py.
+    store = open_store(store_location)
     yield store
     store.close()
 

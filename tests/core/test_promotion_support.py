@@ -21,8 +21,9 @@ DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
 
 @pytest.fixture()
-def promotion_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
-    store = open_store(tmp_path / "promo.sqlite")
+def promotion_store(store_location: Path | str) -> Iterator[Store]:
+    # Runs on both back ends (SQLite file, PostgreSQL database): see tests/conftest.py.
+    store = open_store(store_location)
     yield store
     store.close()
 

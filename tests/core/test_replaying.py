@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from core.importing import import_paths
 from core.replay.engine import replay
@@ -18,8 +19,8 @@ DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
 
 @pytest.fixture()
-def store(tmp_path: Path) -> Store:
-    opened = open_store(tmp_path / "s.sqlite")
+def store(store_location: Path | str) -> Store:
+    opened = open_store(store_location)  # on each back end
     import_paths(opened, [DEMO])
     yield opened
     opened.close()
@@ -120,9 +121,9 @@ def test_evidence_pages_read_one_bucket_page_in_the_bundle_order(store: Store) -
 
 def _view_rows(store: Store, result_id: int) -> list[tuple[object, ...]]:
     with store.session() as session:
-        return sorted(session.connection().exec_driver_sql(
+        return sorted(tuple(r) for r in session.execute(text(
             "SELECT trajectory_pk, bucket, score, token_f1, bigram, cosine, view, floor, threshold, margin "
-            "FROM replay_outcome WHERE result_id = ?", (result_id,)).all())
+            "FROM replay_outcome WHERE result_id = :r"), {"r": result_id}).all())
 
 
 @pytest.mark.parametrize("profile", [REFERENCE_0_3_1, WORKBENCH.with_(semantic=False)], ids=["reference", "workbench"])
@@ -141,12 +142,12 @@ def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile
             o.trajectory_pk for o in repo.outcomes(b.id, "missed")]
     with store.session() as session:
         def stored(run_id: int) -> int:
-            return int(session.connection().exec_driver_sql(
+            return int(session.execute(text(
                 "SELECT count(*) FROM replay_outcome_stored s JOIN replay_result r ON r.id = s.result_id "
-                "WHERE r.run_id = ?", (run_id,)).scalar() or 0)
-        missed = int(session.connection().exec_driver_sql(
+                "WHERE r.run_id = :r"), {"r": run_id}).scalar() or 0)
+        missed = int(session.execute(text(
             "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
-            "WHERE r.run_id = ? AND o.bucket = 'missed'", (derived.run_id,)).scalar() or 0)
+            "WHERE r.run_id = :r AND o.bucket = 'missed'"), {"r": derived.run_id}).scalar() or 0)
         assert missed > 0 and stored(derived.run_id) <= stored(full.run_id) - missed // 2
 
 

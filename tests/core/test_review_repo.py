@@ -16,9 +16,9 @@ from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
 
 @pytest.fixture()
-def setup(tmp_path: Path) -> tuple[Store, int, int, int, int]:
-    """A store with one rule, one replay result and one broken trajectory."""
-    store = open_store(tmp_path / "s.sqlite")
+def setup(store_location: Path | str) -> tuple[Store, int, int, int, int]:
+    """A store with one rule, one replay result and one broken trajectory (on each back end)."""
+    store = open_store(store_location)
     corpora = CorpusRepository(store)
     corpus_id = corpora.ensure_corpus("c", "extraction", "folder")
     file_id = corpora.upsert_file(corpus_id, "c/a.jsonl", "trajectories", "h", 1)

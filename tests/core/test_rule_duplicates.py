@@ -17,7 +17,8 @@ def test_case_and_spacing_do_not_split_a_group_but_words_do() -> None:
     assert duplicate_key("when git push fails", "pull first") != duplicate_key("when git push fails", "rebase first")
 
 
-def test_expected_rule_copies_of_one_sentence_are_grouped(tmp_path: Path, demo_corpus: Path) -> None:
+def test_expected_rule_copies_of_one_sentence_are_grouped(tmp_path: Path, demo_corpus: Path,
+                                                         store_location: Path | str) -> None:
     line = (demo_corpus / "failures" / "api.jsonl").read_text(encoding="utf-8").splitlines()[0]
     record = json.loads(line)
     assert record.get("expected_rule")
@@ -29,7 +30,7 @@ def test_expected_rule_copies_of_one_sentence_are_grouped(tmp_path: Path, demo_c
     folder = tmp_path / "corpus" / "failures"
     folder.mkdir(parents=True)
     (folder / "copies.jsonl").write_text("\n".join([*copies, json.dumps(other)]) + "\n", encoding="utf-8")
-    store = open_store(tmp_path / "s.sqlite")
+    store = open_store(store_location)  # on each back end
     try:
         import_paths(store, [tmp_path / "corpus"])
         materialise_expected_rules(store)

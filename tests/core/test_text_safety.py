@@ -33,9 +33,9 @@ def _corpus(root: Path, name: str) -> Path:
     return root
 
 
-def test_a_folder_name_cannot_inject_markdown_into_the_report(tmp_path: Path) -> None:
+def test_a_folder_name_cannot_inject_markdown_into_the_report(tmp_path: Path, store_location: Path | str) -> None:
     markdown_it = pytest.importorskip("markdown_it")
-    store = open_store(tmp_path / "s.sqlite")
+    store = open_store(store_location)  # on each back end
     import_paths(store, [_corpus(tmp_path / "root", EVIL)])
     materialise_expected_rules(store)
     run_replay(store, profile_by_name("workbench").with_(semantic=False), scope="test")

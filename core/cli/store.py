@@ -1,0 +1,119 @@
+"""``cauterule-workbench store copy SRC DST`` / ``store check [LOCATION]`` / ``team add-reviewer NAME``.
+
+A store location is a file path (SQLite) or a ``postgresql://`` URL. These commands open
+their stores themselves (``copy`` opens two), so ``core.cli.main`` hands them no store
+(``opens_own_store``). Errors are one line on stderr and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import sqlalchemy.exc
+
+from core.plain import terminal_safe
+from core.store.engine import default_store_path, open_store, store_location
+from core.store.migrations import StoreTooNewError
+from core.store.store_file import StoreOpenError
+
+EXIT_OK, EXIT_ERROR, EXIT_BAD_STORE = 0, 1, 2
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> int:
+    print(f"error: {terminal_safe(message.splitlines()[0] if message else 'failed')}", file=sys.stderr)
+    return code
+
+
+def cmd_store_copy(args: argparse.Namespace) -> int:
+    from core.team.store_copy import StoreCopyError, copy_store
+
+    try:
+        report = copy_store(args.source, args.destination,
+                            progress=None if args.json else lambda table, n: print(f"copied {table}: {n} rows"))
+    except (StoreTooNewError, StoreOpenError) as error:
+        return _fail(str(error), EXIT_BAD_STORE)
+    except StoreCopyError as error:
+        return _fail(str(error))
+    except sqlalchemy.exc.DBAPIError as error:
+        return _fail(f"the copy failed and was rolled back: {getattr(error, 'orig', error)}")
+    rows: list[dict[str, Any]] = [
+        {"table": s.table, "rows": s.rows, "sha256": s.sha256, "copy_rows": d.rows, "copy_sha256": d.sha256}
+        for s, d in zip(report.tables, report.destination_tables, strict=True)]
+    if args.json:
+        print(json.dumps({"source": report.source, "destination": report.destination, "verified": report.verified,
+                          "tables": rows}, indent=2))
+        return EXIT_OK
+    width = max(len(r["table"]) for r in rows)
+    print(f"{'table':<{width}}  {'rows':>8}  sha256 (source = copy)")
+    for r in rows:
+        same = "=" if (r["rows"], r["sha256"]) == (r["copy_rows"], r["copy_sha256"]) else "DIFFERS"
+        print(f"{r['table']:<{width}}  {r['rows']:>8}  {r['sha256'][:16]} {same}")
+    print(f"verified: {sum(r['rows'] for r in rows)} rows in {len(rows)} tables, "
+          f"{terminal_safe(report.source)} -> {terminal_safe(report.destination)}")
+    return EXIT_OK
+
+
+def cmd_store_check(args: argparse.Namespace) -> int:
+    from core.team.store_check import check_store
+
+    location = args.location or args.store or default_store_path()
+    try:
+        store = open_store(location)
+    except (StoreTooNewError, StoreOpenError) as error:
+        return _fail(str(error), EXIT_BAD_STORE)
+    try:
+        results = check_store(store)
+    except sqlalchemy.exc.DBAPIError as error:
+        return _fail(f"{store.path} could not be checked: {getattr(error, 'orig', error)}", EXIT_BAD_STORE)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([{"check": r.name, "ok": r.ok, "detail": r.detail} for r in results], indent=2))
+    else:
+        for r in results:
+            print(f"{'ok  ' if r.ok else 'FAIL'} {r.name}: {terminal_safe(r.detail)}")
+    return EXIT_OK if all(r.ok for r in results) else EXIT_ERROR
+
+
+def cmd_team_add_reviewer(args: argparse.Namespace) -> int:
+    from core.team.roles import RoleError, add_reviewer
+
+    if args.store is None:
+        return _fail("--store postgresql://... is required: a team lives on a PostgreSQL server", 2)
+    try:
+        created = add_reviewer(str(args.store), args.name, lead=args.lead, password=args.password)
+    except RoleError as error:
+        return _fail(str(error))
+    except (StoreTooNewError, StoreOpenError) as error:
+        return _fail(str(error), EXIT_BAD_STORE)
+    except sqlalchemy.exc.DBAPIError as error:
+        return _fail(f"{getattr(error, 'orig', error)}")
+    print(f"{'created' if created else 'updated'} login {args.name} as {'lead' if args.lead else 'reviewer'}")
+    return EXIT_OK
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("store", help="copy a store between SQLite and PostgreSQL, or check one")
+    store_sub = p.add_subparsers(dest="store_command", required=True)
+    c = store_sub.add_parser("copy", help="copy every row of SRC into the empty store DST, verified by hashes")
+    c.add_argument("source", type=store_location, help="a store file or postgresql:// URL")
+    c.add_argument("destination", type=store_location, help="a new store file or an empty postgresql:// database")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_store_copy, opens_own_store=True)
+    k = store_sub.add_parser("check", help="integrity checks on a store (SQLite or PostgreSQL)")
+    k.add_argument("location", nargs="?", type=store_location, default=None)
+    k.add_argument("--store", type=store_location, default=None, help="same as LOCATION")
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=cmd_store_check, opens_own_store=True)
+
+    t = sub.add_parser("team", help="PostgreSQL team stores: reviewer logins and roles")
+    team_sub = t.add_subparsers(dest="team_command", required=True)
+    a = team_sub.add_parser("add-reviewer", help="create a reviewer login (or a lead with --lead) with its grants")
+    a.add_argument("name")
+    a.add_argument("--lead", action="store_true", help="may adjudicate, approve promotions and export")
+    a.add_argument("--password", default=None, help="set a password (else the server's other methods: peer, cert)")
+    a.add_argument("--store", type=store_location, default=None, help="the team store's postgresql:// URL (a superuser)")
+    a.set_defaults(func=cmd_team_add_reviewer, opens_own_store=True)

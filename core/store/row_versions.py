@@ -1,0 +1,98 @@
+"""Row versions: a second reviewer's write never silently overwrites the first's.
+
+A reviewer reads a rule (its ``row_version``), looks at the evidence, then decides. Another
+reviewer may decide on, or edit, the same rule in between. Writes that name the version they
+were based on (``expected``) go through only if the rule is still at that version: the check
+and the increment are one ``UPDATE ... WHERE row_version = :expected`` inside the write
+transaction, so it holds on both back ends and at any isolation level. A mismatch raises
+:class:`ConcurrentChangeError` naming who changed the rule, how and when; the screen shows
+it and the reviewer chooses (decide again on the new state, or leave it). Writes that name no
+version (imports, the CLI, older callers) still count as changes.
+
+Adjudications are append-only (the newest is in force), so their version is the id of the
+adjudication in force: a lead's ruling names the one they saw (0: none) and a newer one
+from another lead is a conflict (:func:`check_adjudication`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, text
+from sqlmodel import Session
+
+from core.domain.errors import ConcurrentChangeError
+
+__all__ = ["ConcurrentChangeError", "LastChange", "bump_rule", "check_adjudication", "last_rule_change", "rule_version"]
+
+
+@dataclass(frozen=True)
+class LastChange:
+    by: str
+    what: str
+    at: str
+
+
+def rule_version(session: Session, rule_id: int) -> int:
+    value = session.execute(text("SELECT row_version FROM rule WHERE id = :id"), {"id": rule_id}).scalar_one_or_none()
+    if value is None:
+        raise LookupError(f"no rule {rule_id} in this store")
+    return int(value)
+
+
+def last_rule_change(session: Session, rule_id: int) -> LastChange | None:
+    """The newest decision on, or edit of, a rule: who, what (with the reason), when."""
+    decision = session.execute(text(
+        "SELECT reviewer, action, reason, created_at, id FROM decision WHERE rule_id = :id ORDER BY id DESC LIMIT 1"),
+        {"id": rule_id}).first()
+    edit = session.execute(text(
+        "SELECT author, version, created_at FROM rule_version WHERE rule_id = :id ORDER BY version DESC LIMIT 1"),
+        {"id": rule_id}).first()
+    changes = []
+    if decision is not None:
+        reason = f" ({decision[2]})" if decision[2] else ""
+        changes.append(LastChange(str(decision[0]), f"{decision[1]}{reason}", str(decision[3])))
+    if edit is not None and int(edit[1]) > 1:
+        changes.append(LastChange(str(edit[0]), f"edited the rule (version {edit[1]})", str(edit[2])))
+    return max(changes, key=lambda c: c.at) if changes else None
+
+
+def bump_rule(session: Session, rule_id: int, expected: int | None = None) -> int:
+    """Count a change to the rule; with ``expected``, only if nobody changed it since. Returns the new version."""
+    if expected is None:
+        session.execute(text("UPDATE rule SET row_version = row_version + 1 WHERE id = :id"), {"id": rule_id})
+        return rule_version(session, rule_id)
+    # rowcount, not RETURNING: SQLite has RETURNING only since 3.35, older Pythons bundle older.
+    updated = cast(CursorResult[Any], session.execute(
+        text("UPDATE rule SET row_version = row_version + 1 WHERE id = :id AND row_version = :expected"),
+        {"id": rule_id, "expected": expected})).rowcount
+    if updated == 1:
+        return expected + 1
+    found = rule_version(session, rule_id)
+    change = last_rule_change(session, rule_id)
+    who = f"{change.by} {change.what} at {change.at}" if change else "another writer changed it"
+    raise ConcurrentChangeError(
+        f"rule {rule_id} changed after you opened it (version {expected}, now {found}): {who}. "
+        "Nothing was saved; look at the rule again and decide.",
+        kind="rule", key=rule_id, expected=expected, found=found,
+        by=change.by if change else None, what=change.what if change else None, at=change.at if change else None)
+
+
+def check_adjudication(session: Session, trajectory_pk: int, expected: int | None) -> None:
+    """Refuse a ruling based on an adjudication that is no longer the one in force (``expected`` 0: none)."""
+    if expected is None:
+        return
+    row = session.execute(text(
+        "SELECT id, lead, trigger, directive, created_at FROM adjudication WHERE trajectory_pk = :t "
+        "ORDER BY created_at DESC, id DESC LIMIT 1"), {"t": trajectory_pk}).first()
+    found = 0 if row is None else int(row[0])
+    if found == expected:
+        return
+    what = "" if row is None else f'ruled "{row[2]}" -> "{row[3]}"'
+    raise ConcurrentChangeError(
+        f"trajectory #{trajectory_pk} was adjudicated after you opened it: {row[1]} {what} at {row[4]}. "
+        "Nothing was saved; read their ruling and choose." if row is not None else
+        f"the adjudication of trajectory #{trajectory_pk} you saw is gone",
+        kind="adjudication", key=trajectory_pk, expected=expected, found=found,
+        by=None if row is None else str(row[1]), what=what or None, at=None if row is None else str(row[4]))

@@ -1,0 +1,90 @@
+"""Row versions: the second writer of a decision, a rule edit or an adjudication is told who did what."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from every_kind import Builder
+from sqlalchemy import text
+
+from core.decisions.service import DecisionRequest, decide
+from core.domain.labels import LabelText
+from core.store.engine import Store, open_store
+from core.store.label_repo import LabelRepository
+from core.store.row_versions import ConcurrentChangeError
+from core.store.rule_repo import RuleRepository, RuleText
+
+
+@pytest.fixture()
+def store(store_location: Path | str) -> Iterator[Store]:
+    opened = open_store(store_location)  # on each back end
+    yield opened
+    opened.close()
+
+
+@pytest.fixture()
+def rule(store: Store) -> tuple[Builder, int]:
+    b = Builder(store)
+    b.trajectories("F-1", "F-2")
+    return b, b.rule("c/r1.yaml", "when git push is rejected", "pull --rebase then push")
+
+
+def _decisions(store: Store) -> list[tuple[str, str]]:
+    with store.read_session() as session:
+        return [(str(r[0]), str(r[1])) for r in session.execute(text("SELECT reviewer, action FROM decision ORDER BY id"))]
+
+
+def test_a_decision_on_a_rule_someone_just_decided_is_refused_naming_them(store: Store, rule: tuple[Builder, int]) -> None:
+    _, rule_id = rule
+    seen = RuleRepository(store).row_version(rule_id)  # both reviewers open the rule
+    decide(store, DecisionRequest("reject", "ana", rule_id, reason="fires on every push", expected_version=seen))
+    with pytest.raises(ConcurrentChangeError, match=r"ana reject \(fires on every push\)") as raised:
+        decide(store, DecisionRequest("defer", "bo", rule_id, reason="need more runs", expected_version=seen))
+    assert raised.value.by == "ana" and raised.value.found == seen + 1
+    assert _decisions(store) == [("ana", "reject")]  # bo's decision was not written
+
+
+def test_deciding_again_on_the_new_version_goes_through(store: Store, rule: tuple[Builder, int]) -> None:
+    _, rule_id = rule
+    seen = RuleRepository(store).row_version(rule_id)
+    decide(store, DecisionRequest("reject", "ana", rule_id, reason="too broad", expected_version=seen))
+    fresh = RuleRepository(store).row_version(rule_id)  # bo looks again and chooses
+    decide(store, DecisionRequest("defer", "bo", rule_id, reason="wait for the next run", expected_version=fresh))
+    assert _decisions(store) == [("ana", "reject"), ("bo", "defer")]
+
+
+def test_editing_a_rule_someone_else_just_edited_is_refused(store: Store, rule: tuple[Builder, int]) -> None:
+    _, rule_id = rule
+    rules = RuleRepository(store)
+    seen = rules.row_version(rule_id)
+    rules.add_version(rule_id, RuleText("when git push is rejected as non-fast-forward", "pull --rebase"), "ana",
+                      expected_version=seen)
+    with pytest.raises(ConcurrentChangeError, match=r"ana edited the rule \(version 2\)"):
+        rules.add_version(rule_id, RuleText("when a push fails", "retry"), "bo", expected_version=seen)
+    info = rules.get(rule_id)
+    assert info is not None and info.latest.version == 2 and info.latest.author == "ana"
+
+
+def test_a_second_leads_adjudication_is_refused_naming_the_first(store: Store, rule: tuple[Builder, int]) -> None:
+    b, _ = rule
+    labels = LabelRepository(store)
+    pk = b.pks["F-1"]
+    labels.adjudicate(pk, "lena", LabelText("when push is rejected", "pull first"), "clearest", expected_current=0)
+    with pytest.raises(ConcurrentChangeError, match=r'lena ruled "when push is rejected" -> "pull first"'):
+        labels.adjudicate(pk, "lars", LabelText("when the remote refuses", "fetch"), "mine", expected_current=0)
+    in_force = labels.adjudications(pk)
+    assert [a.lead for a in in_force] == ["lena"]
+    labels.adjudicate(pk, "lars", LabelText("when the remote refuses", "fetch"), "after reading lena's",
+                      expected_current=in_force[0].id)  # having seen it, lars may overrule
+    assert len(labels.adjudications(pk)) == 2
+
+
+def test_writes_that_name_no_version_still_count_as_changes(store: Store, rule: tuple[Builder, int]) -> None:
+    _, rule_id = rule
+    rules = RuleRepository(store)
+    seen = rules.row_version(rule_id)
+    decide(store, DecisionRequest("defer", "cli-user", rule_id, reason="later"))  # the CLI names no version
+    with pytest.raises(ConcurrentChangeError):
+        decide(store, DecisionRequest("reject", "ana", rule_id, reason="no", expected_version=seen))
