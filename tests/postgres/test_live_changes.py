@@ -57,25 +57,37 @@ def test_an_uncommitted_change_is_not_announced(team_store: Any) -> None:
     other.close()
 
 
-def test_an_open_window_shows_another_reviewers_decision_without_a_refresh(
-        team_store: Any, qtbot: Any, tmp_path: Path) -> None:
+def _open_window(url: str, qtbot: Any, tmp_path: Path) -> Any:
+    """A Workbench window on the team store at ``url``, shown (as the application builds it)."""
     pytest.importorskip("PySide6")
     from PySide6.QtCore import QSettings
 
     from cauterule_gui.jobs import JobRunner
-    from cauterule_gui.live_changes import install_live_changes
     from cauterule_gui.main_window import MainWindow
-    from cauterule_gui.models.rule_table_model import COL_REVIEWER, COL_STATUS
     from cauterule_gui.services import open_services
 
-    url, rule = team_store
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    services = open_services(url)
-    runner = JobRunner()
-    window = MainWindow(services, runner, settings, open_services)
+    window = MainWindow(open_services(url), JobRunner(), settings, open_services)
     qtbot.addWidget(window)
     window.show()
+    return window
+
+
+def _close_window(window: Any) -> None:
+    window.close()
+    assert window.runner.shutdown(5000)
+    window.services.close()
+
+
+
+def test_an_open_window_shows_another_reviewers_decision_without_a_refresh(
+        team_store: Any, qtbot: Any, tmp_path: Path) -> None:
+    url, rule = team_store
+    window = _open_window(url, qtbot, tmp_path)
+    from cauterule_gui.live_changes import install_live_changes
+    from cauterule_gui.models.rule_table_model import COL_REVIEWER, COL_STATUS
+
     live = install_live_changes(window)
     assert live is not None and live.listening
     window.show_review()  # the reviewer looks at the rules (hidden tabs refresh when shown)
@@ -93,22 +105,11 @@ def test_an_open_window_shows_another_reviewers_decision_without_a_refresh(
     assert cell(COL_STATUS) != before
     other.close()
     live.stop()
-    window.close()
-    assert runner.shutdown(5000)
-    services.close()
+    _close_window(window)
 
 
 def test_after_a_store_switch_the_window_follows_the_new_store(
         team_store: Any, pg_server: Any, qtbot: Any, tmp_path: Path) -> None:
-    pytest.importorskip("PySide6")
-    from PySide6.QtCore import QSettings
-
-    from cauterule_gui.jobs import JobRunner
-    from cauterule_gui.live_changes import install_live_changes
-    from cauterule_gui.main_window import MainWindow
-    from cauterule_gui.models.rule_table_model import COL_REVIEWER
-    from cauterule_gui.services import open_services
-    from cauterule_gui.window_store import switch_store
 
     first_url, _ = team_store
     second_url = pg_server.new_database()
@@ -118,12 +119,11 @@ def test_after_a_store_switch_the_window_follows_the_new_store(
     rule = b.rule("c/r9.yaml", "when the build cache is stale", "clear the cache then rebuild")
     b.run([(rule, "pass", {"prevented": ["F-9"]})])
     seeded.close()
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    services = open_services(first_url)
-    runner = JobRunner()
-    window = MainWindow(services, runner, settings, open_services)
-    qtbot.addWidget(window)
-    window.show()
+    window = _open_window(first_url, qtbot, tmp_path)
+    from cauterule_gui.live_changes import install_live_changes
+    from cauterule_gui.models.rule_table_model import COL_REVIEWER
+    from cauterule_gui.window_store import switch_store
+
     first_feed = install_live_changes(window)
     assert switch_store(window, store_location(second_url))
     window.show_review()
@@ -135,7 +135,5 @@ def test_after_a_store_switch_the_window_follows_the_new_store(
     qtbot.waitUntil(lambda: str(model.index(model.row_of_rule(rule) or 0, COL_REVIEWER).data()) == "bo",
                     timeout=10_000)
     other.close()
-    window.close()
-    assert runner.shutdown(5000)
-    window.services.close()
+    _close_window(window)
     pg_server.drop(second_url)
