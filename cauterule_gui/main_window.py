@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
 
         # Review tab.
         self.identity = ReviewerIdentity(settings, self)
+        self.identity.follow_store(services.login)
         self.rule_model = RuleTableModel(services.workspace, self)
         self.rule_model.set_reviewer(self.identity.name)
         self.workspace = ReviewWorkspace(self.rule_model, self)

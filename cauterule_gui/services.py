@@ -35,6 +35,9 @@ class StoreServices:
     reviews: ReviewRepository
     workspace: WorkspaceRepository
     instance_lock: QLockFile | None = field(default=None, repr=False)
+    # On a team store, the server login: the reviewer's name there (roles and row-level security
+    # compare rows with it), read once when the store opens. None for a SQLite file.
+    login: str | None = None
 
     @property
     def path(self) -> Path:
@@ -93,7 +96,7 @@ def open_services(path: Path) -> StoreServices:
         store = open_store(path)
         return StoreServices(store=store, corpora=CorpusRepository(store), rules=RuleRepository(store),
                              replays=ReplayRepository(store), reviews=ReviewRepository(store),
-                             workspace=WorkspaceRepository(store))
+                             workspace=WorkspaceRepository(store), login=store.login())
     inspect_store_file(path)
     lock = _instance_lock(path)
     try:

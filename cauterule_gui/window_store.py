@@ -74,6 +74,7 @@ def switch_store(window: MainWindow, path: Path) -> bool:
         window._warn(*describe_store_error(error, path), icon=QMessageBox.Icon.Critical)
         return False
     previous, window.services = window.services, services
+    window.identity.follow_store(services.login)
     window.corpus_model.set_repository(services.corpora)
     window.trajectory_model.set_repository(services.corpora)
     window.viewer.show_trajectory(None)

@@ -137,3 +137,15 @@ def test_after_a_store_switch_the_window_follows_the_new_store(
     other.close()
     _close_window(window)
     pg_server.drop(second_url)
+
+
+def test_on_a_team_store_the_reviewer_is_the_server_login(team_store: Any, qtbot: Any, tmp_path: Path) -> None:
+    url, _ = team_store
+    login_store = open_store(url)
+    login = login_store.login()
+    login_store.close()
+    window = _open_window(url, qtbot, tmp_path)
+    window.identity.set_name("somebody else")  # a typed name cannot replace the login
+    assert window.identity.name == login
+    assert window.identity.ask(window) == login  # no prompt: the login is the name
+    _close_window(window)
