@@ -3,6 +3,7 @@ alone, and everything the reviewer did is in the audit log."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,8 +67,32 @@ def window(qtbot: Any, shared_store: Path, tmp_path: Path) -> Iterator[Any]:
     assert work_left_behind(5000) == []  # no runner's pools still work
 
 
+def _settle(window: Any, timeout_s: float = 30.0) -> None:
+    """Let what a key asked for land: writes and the reads after them go through the window's
+    database executor, off the GUI thread, so they show a turn later. The event loop runs
+    meanwhile (no QTest.qWait, which can starve the workers)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    deadline = time.monotonic() + timeout_s
+    quiet = 0
+    while quiet < 2:  # idle twice in a row: a finished job's callback may start the next read
+        loop = QEventLoop()
+        QTimer.singleShot(15, loop.quit)
+        loop.exec()
+        quiet = quiet + 1 if not window.runner.is_busy() else 0
+        assert time.monotonic() < deadline, "the window's jobs did not finish"
+
+
 def _key(qtbot: Any, window: Any, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
-    qtbot.keyClick(QApplication.focusWidget() or window, key, modifier)
+    if not window.isActiveWindow():
+        # A closed reason dialog leaves no active window offscreen (a window manager would give
+        # activation back to the main window), and window shortcuts need an active window.
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    focused = QApplication.focusWidget()
+    target = focused if focused is not None and focused.isVisible() else window.workspace.rules.view
+    qtbot.keyClick(target, key, modifier)
+    _settle(window)
 
 
 def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> None:
@@ -76,7 +101,9 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
     # Start on the rules with the most broken evidence: the hardest ones to approve.
     rules.view.setFocus()
     rules.view.sortByColumn(6, Qt.SortOrder.DescendingOrder)
+    _settle(window)  # the sorted page arrives from the read pool
     qtbot.keyClick(rules.view, Qt.Key.Key_Home)
+    _settle(window)
     done: list[tuple[int, str]] = []
     for step in range(10):
         rule = rules.current_rule()
@@ -101,6 +128,7 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
             qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
         else:
             _key(qtbot, window, Qt.Key.Key_D)
+        _settle(window)  # a reason dialog's Return submits the decision too
         decision = window.services.reviews.current(rule.rule_id)
         assert decision is not None and decision.action == action, (step, rule.origin)
         done.append((rule.rule_id, action))
