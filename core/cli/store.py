@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy.exc
@@ -27,9 +28,19 @@ def _fail(message: str, code: int = EXIT_ERROR) -> int:
     return code
 
 
+def _missing_file(location: Any) -> str | None:
+    """Opening a path that does not exist would create an empty store there: a copy or a check
+    of a mistyped path must say so instead of reporting on a new, empty store."""
+    if isinstance(location, Path) and not location.exists():
+        return f"{location} does not exist: nothing to copy or check (a store is a file made by the Workbench)"
+    return None
+
+
 def cmd_store_copy(args: argparse.Namespace) -> int:
     from core.team.store_copy import StoreCopyError, copy_store
 
+    if (missing := _missing_file(args.source)) is not None:
+        return _fail(missing, EXIT_BAD_STORE)
     try:
         report = copy_store(args.source, args.destination,
                             progress=None if args.json else lambda table, n: print(f"copied {table}: {n} rows"))
@@ -60,6 +71,8 @@ def cmd_store_check(args: argparse.Namespace) -> int:
     from core.team.store_check import check_store
 
     location = args.location or args.store or default_store_path()
+    if (missing := _missing_file(location)) is not None:
+        return _fail(missing, EXIT_BAD_STORE)
     try:
         store = open_store(location)
     except (StoreTooNewError, StoreOpenError) as error:

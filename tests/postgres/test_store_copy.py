@@ -78,3 +78,12 @@ def test_store_check_finds_a_broken_reference(tmp_path: Path) -> None:
     connection.commit()
     connection.close()
     assert main(["store", "check", str(path)]) == 1
+
+
+def test_a_mistyped_source_path_is_refused_and_no_store_is_created(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "typo.sqlite"
+    assert main(["store", "copy", str(missing), str(tmp_path / "copy.sqlite")]) == 2
+    assert main(["store", "check", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("does not exist") == 2 and "Traceback" not in err
+    assert not missing.exists() and not (tmp_path / "copy.sqlite").exists()
