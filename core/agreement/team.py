@@ -34,7 +34,7 @@ from core.metrics.interrater import (
     krippendorff_alpha_nominal,
     pairwise_percent_agreement,
 )
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
