@@ -51,6 +51,7 @@ from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
+from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
 from cauterule_gui.workflow_tabs import WorkflowTabs
@@ -160,6 +161,8 @@ class MainWindow(QMainWindow):
 
         self.loop = install_loop(self)
         self._restore_settings()
+        self.integrity = StoreIntegrity(self)  # a big store's full check, off the GUI thread
+        self.integrity.start()
 
     # -- construction ------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence | str | None = None,
