@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.store.workspace_query import (
-    EFFECTIVE_DECISIONS_SQL,
+    DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
-    VERDICT_MARKS_SQL,
     WorkspaceFilter,
     WorkspaceScope,
     results_cte,
@@ -31,16 +30,14 @@ GROUP_KEY_SQL = "coalesce(w.dup_key, 'rule:' || CAST(w.rule_id AS VARCHAR))"
 
 def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None, sort_expression: str,
                  params: dict[str, Any]) -> str:
-    """``WITH w, d, m, f``: f holds the filtered rows with their group key, sort value and status."""
+    """``WITH w, f``: f holds the filtered rows with their group key, sort value and status."""
     params["reviewer"] = reviewer or ""
     return f"""
         WITH w AS ({results_cte(scope, params)}),
-             d AS ({EFFECTIVE_DECISIONS_SQL}),
-             m AS ({VERDICT_MARKS_SQL}),
              f AS (
                 SELECT {ROW_COLUMNS}, {GROUP_KEY_SQL} AS g_key, {sort_expression} AS g_sort,
                        coalesce(d.action, 'unreviewed') AS g_status
-                FROM w LEFT JOIN d ON d.rule_id = w.rule_id LEFT JOIN m ON m.result_id = w.id
+                FROM w {DECISION_AND_MARK_JOINS}
                 {where_sql(flt, params)}
              )
     """

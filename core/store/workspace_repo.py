@@ -23,16 +23,16 @@ from core.store.review_repo import append_audit, waived_in
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
 from core.store.workspace_query import (
     BUCKETS,
-    EFFECTIVE_DECISIONS_SQL,
+    DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
     SORT_KEYS,
-    VERDICT_MARKS_SQL,
     BucketMove,
     EvidenceBundle,
     RulePage,
     WorkspaceFilter,
     WorkspaceRule,
     WorkspaceScope,
+    plain_rows,
     results_cte,
     where_sql,
     workspace_rule,
@@ -49,11 +49,9 @@ class WorkspaceRepository:
                select: str, extra: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
         params: dict[str, Any] = {"reviewer": reviewer or ""}
         sql = f"""
-            WITH w AS ({results_cte(scope, params)}),
-                 d AS ({EFFECTIVE_DECISIONS_SQL}),
-                 m AS ({VERDICT_MARKS_SQL})
+            WITH w AS ({results_cte(scope, params)})
             SELECT {select}
-            FROM w LEFT JOIN d ON d.rule_id = w.rule_id LEFT JOIN m ON m.result_id = w.id
+            FROM w {DECISION_AND_MARK_JOINS}
             {where_sql(flt, params, extra)}
         """
         return sql, params
@@ -62,21 +60,25 @@ class WorkspaceRepository:
         self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
         order_by: str = "rule", descending: bool = False, offset: int = 0, limit: int = 200,
     ) -> RulePage:
-        """Count, unreviewed count and one page of rows in a single session (one connection:
-        the window calls this while a replay may be running, so fewer round trips matter)."""
+        """Count, unreviewed count and one page of rows in one query (the window calls this
+        while a replay may be running, so fewer passes matter): the counts are window
+        aggregates over the filtered rows, taken before the page is cut."""
         expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
-        # One pass counts both the rows and the unreviewed ones among them (each pass over
-        # the newest-result CTE costs tens of ms at 10^3 rules).
-        count_sql, count_params = self._query(
-            scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
-        rows_sql, rows_params = self._query(scope, flt, reviewer, ROW_COLUMNS)
+        counts = "count(*) OVER () AS n_total, sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END) OVER () AS n_unreviewed"
+        rows_sql, params = self._query(scope, flt, reviewer, f"{ROW_COLUMNS}, {counts}")
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
-        rows_params.update(limit=int(limit), offset=int(offset))
+        params.update(limit=int(limit), offset=int(offset))
         with self._store.read_session() as session:
-            total, unreviewed = session.execute(text(count_sql), count_params).one()
-            rows = [workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
-        return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
+            found = plain_rows(session.execute(text(rows_sql), params))
+            if found:
+                total, unreviewed = found[0]["n_total"], found[0]["n_unreviewed"]
+            else:  # an empty filter, or a page past the end: the counts need their own pass
+                count_sql, count_params = self._query(
+                    scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
+                total, unreviewed = session.execute(text(count_sql), count_params).one()
+        rows = [workspace_rule(r) for r in found]
+        return RulePage(int(total), int(unreviewed or 0) if flt.status in (None, "unreviewed") else 0, rows)
 
     def page_groups(
         self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
@@ -90,7 +92,7 @@ class WorkspaceRepository:
         params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
         cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
         with self._store.read_session() as session:
-            found = session.execute(text(groups.page_sql(cte, direction)), params).mappings().all()
+            found = plain_rows(session.execute(text(groups.page_sql(cte, direction)), params))
         heads: list[WorkspaceRule] = []
         members: dict[str, list[WorkspaceRule]] = {}
         for r in found:
@@ -122,7 +124,7 @@ class WorkspaceRepository:
         sql = groups.members_sql(cte, list(dict.fromkeys(keys)), params, direction)
         found: dict[str, list[WorkspaceRule]] = {}
         with self._store.read_session() as session:
-            for r in session.execute(text(sql), params).mappings().all():
+            for r in plain_rows(session.execute(text(sql), params)):
                 found.setdefault(str(r["g_key"]), []).append(workspace_rule(r))
         return found
 
