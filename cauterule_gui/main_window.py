@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         # Review tab.
         self.identity = ReviewerIdentity(settings, self)
         self.identity.follow_store(services.login)
-        self.rule_model = RuleTableModel(services.workspace, self)
+        self.rule_model = RuleTableModel(services.results, self)
         self.rule_model.set_reviewer(self.identity.name)
         self.workspace = ReviewWorkspace(self.rule_model, self)
         self.tabs = QTabWidget(self)
@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
         self._show_store_path()
         self._show_reviewer(self.identity.name or "")
         self.model_label.setText(self.replay.model_state)
-        self.workspace.rules.set_repository(services.workspace)
+        self.workspace.rules.set_repository(services.results)
         self.refresh_history()
         self.start.describe()
         self.bulk.refresh_duplicates()
@@ -238,7 +238,7 @@ class MainWindow(QMainWindow):
             self.show_review()
         elif key == "review":
             self.show_review()
-            self.db.query(lambda s: s.workspace.has_results(),  # none yet: they stream in as they finish
+            self.db.query(lambda s: s.results.has_results(),  # none yet: they stream in as they finish
                           lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
             self.tabs.setCurrentWidget(self.workflows.labelling)

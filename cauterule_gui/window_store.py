@@ -81,14 +81,14 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     window.corpus_model.set_repository(services.corpora)
     window.trajectory_model.set_repository(services.corpora)
     window.viewer.show_trajectory(None)
-    window.workspace.rules.set_repository(services.workspace)
+    window.workspace.rules.set_repository(services.results)
     window.history.refresh(services.replays)
     window._show_store_path()
     window.workflows.store_switched(services)
     window.start.describe()
     window.bulk.refresh_duplicates()
     if not session_state.restore(window, window._settings):
-        window.tabs.setCurrentWidget(window.workspace if services.workspace.has_results() else window.splitter)
+        window.tabs.setCurrentWidget(window.workspace if services.results.has_results() else window.splitter)
     install_live_changes(window)  # a team store: follow its changes; the old store's feed stops
     if previous is not None:
         previous.close()

@@ -11,10 +11,10 @@ import pytest
 from core.replay.types import PoolInfo, RuleResult
 from core.store.engine import Store, open_store
 from core.store.replay_repo import ReplayRepository
+from core.store.result_repo import ResultRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 SCOPE = WorkspaceScope()
 
@@ -56,7 +56,7 @@ def test_the_status_is_the_newest_decision_no_undo_undid(two_rules: tuple[Store,
     review.undo_last("ana")  # undoes the rejection: the approval is in effect again
     review.decide(b, b_version, None, "bob", "reject", reason="wrong tool")
     review.undo_last("bob")  # undoes bob's rejection; ana's deferral stands
-    page = WorkspaceRepository(store).page(SCOPE, WorkspaceFilter(), "ana")
+    page = ResultRepository(store).page(SCOPE, WorkspaceFilter(), "ana")
     status = {r.rule_id: (r.status, r.reviewer) for r in page.rows}
     assert status == {a: ("approve", "ana"), b: ("defer", "ana")}
     assert (page.total, page.unreviewed) == (2, 0)
@@ -69,7 +69,7 @@ def test_the_verdict_mark_is_this_reviewers_newest(two_rules: tuple[Store, dict[
     review.mark("ana", result_a, None, "inconclusive", "right")
     review.mark("ana", result_a, None, "inconclusive", "wrong")
     review.mark("bob", result_a, None, "inconclusive", "right")
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     marks = {r.result_id: r.verdict_mark for r in repo.page(SCOPE, WorkspaceFilter(), "ana").rows}
     assert marks == {result_a: "wrong", rows["b"][2]: None}
     assert repo.rule_row(SCOPE, rows["a"][0], "bob").verdict_mark == "right"  # type: ignore[union-attr]
@@ -78,7 +78,7 @@ def test_the_verdict_mark_is_this_reviewers_newest(two_rules: tuple[Store, dict[
 def test_a_page_past_the_end_still_counts_the_rows(two_rules: tuple[Store, dict[str, tuple[int, int, int]]]) -> None:
     store, rows = two_rules
     ReviewRepository(store).decide(rows["a"][0], rows["a"][1], None, "ana", "approve")
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     past = repo.page(SCOPE, WorkspaceFilter(), "ana", offset=5, limit=10)
     assert (past.total, past.unreviewed, past.rows) == (2, 1, [])
     approved = repo.page(SCOPE, WorkspaceFilter(status="approve"), "ana")
