@@ -146,8 +146,8 @@ ROW_COLUMNS = (
 )
 
 
-def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
-    base = """
+# A result with its rule version, rule, run and corpus: the columns of one table row.
+RESULT_ROWS_SQL = """
         SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive, rv.dup_key, r.origin, r.kind,
                r.domain AS rule_domain, r.source_trajectory, c.name AS rule_corpus,
                run.status AS run_status, run.profile,
@@ -158,6 +158,10 @@ def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
         JOIN replay_run run ON run.id = rr.run_id
         LEFT JOIN corpus c ON c.id = r.corpus_id
     """
+
+
+def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
+    base = RESULT_ROWS_SQL
     if scope.run_id is not None:
         params["scope_run"] = scope.run_id
         return base + " WHERE rr.run_id = :scope_run"
