@@ -14,6 +14,7 @@ undone and decided again) and a verdict mark, once: the table as a team sees it 
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,20 +30,23 @@ TRAJECTORY_SORTS = ("id", "trajectory_id", "corpus", "domain", "success", "failu
 
 
 class Worst:
-    """The worst wall and CPU time over the operations it timed."""
+    """The worst wall and CPU time over the operations it timed, and the median CPU time."""
 
     def __init__(self) -> None:
         self.wall = self.cpu = 0.0
+        self.cpus: list[float] = []
 
     def time(self, fn: Callable[[], Any]) -> Any:
         c0, t0 = time.process_time(), time.perf_counter()
         value = fn()
         self.wall = max(self.wall, time.perf_counter() - t0)
-        self.cpu = max(self.cpu, time.process_time() - c0)
+        self.cpus.append(time.process_time() - c0)
+        self.cpu = max(self.cpus)
         return value
 
     def __str__(self) -> str:
-        return f"{self.wall * 1000:8.1f} ms ({self.cpu * 1000:.0f} ms CPU)"
+        median = statistics.median(self.cpus) if self.cpus else 0.0
+        return f"{self.wall * 1000:8.1f} ms ({self.cpu * 1000:.0f} ms CPU; median {median * 1000:.0f} ms CPU)"
 
 
 def review_everything(store: Store) -> int:
