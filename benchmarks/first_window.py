@@ -55,7 +55,9 @@ def one_window(app: QApplication, store: Path, settings_dir: Path) -> tuple[floa
     checked = time.perf_counter() - t0
     damaged = window.integrity.banner.isVisible()
     window.close()
-    runner.shutdown()
+    # Jobs the window started that do not stop on cancel (the loop's gate and taint over every
+    # trajectory) would outlive the default 10 s wait and emit into deleted objects.
+    runner.shutdown(600_000)
     services.close()
     window.deleteLater()
     app.processEvents()
