@@ -1,16 +1,17 @@
 """Replay at scale, end to end through the store.
 
     python benchmarks/scale.py N_TRAJECTORIES N_RULES [--seed S] [--semantic] [--workdir DIR]
-        [--ref-sample K]
+        [--ref-sample K] [--reuse-store [--tables-only]] [--reviewed]
 
 Generates the corpus with ``make_scale_corpus`` (unless the workdir already has it), then
-prints, each on its own line: import time, store open + the first page of the rules and
-trajectories tables, replay (workbench profile, lexical) run twice with its save time,
+prints, each on its own line: import time, the first window (the file check, store open,
+the first page of the rules, corpora and trajectories tables), replay (workbench profile, lexical) run twice with its save time,
 optionally semantic cold (empty embedding cache, with the time the model spent embedding
 the run's unique texts) and warm, the outcome rows and store size per 10^6 pairs, peak RSS
 after each phase, the page / sort / filter time of the rules, trajectories and evidence
-tables, and cauterule 0.3.1's µs per pair measured on a random sample of the same pairs
-in the same process, with the ratio.
+tables for every sort and filter the window offers (``scale_tables.py``; ``--reviewed``
+first gives every rule a decision and a verdict mark), and cauterule 0.3.1's µs per pair
+measured on a random sample of the same pairs in the same process, with the ratio.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ from core.replaying import ReplayRunSummary, make_embedder, run_replay  # noqa: 
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter  # noqa: E402
 from core.store.engine import Store, open_store  # noqa: E402
 from core.store.replay_repo import ReplayRepository  # noqa: E402
+from core.store.result_repo import ResultRepository  # noqa: E402
+from core.store.store_file import inspect_store_file  # noqa: E402
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope  # noqa: E402
-from core.store.workspace_repo import WorkspaceRepository  # noqa: E402
 
 from benchmarks.make_scale_corpus import generate  # noqa: E402
+from benchmarks.scale_tables import review_everything, tables  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -77,64 +80,6 @@ def replay_line(name: str, summary: ReplayRunSummary, seconds: float, clock: Sav
               f"(saving {clock.seconds:.2f} s)  status {summary.status}")
 
 
-def tables(store: Store) -> None:
-    """Worst of each table's operations, in wall ms (CPU ms in brackets for the trajectory
-    table's filters: on a shared machine the wall clock also counts other processes)."""
-    workspace, corpora = WorkspaceRepository(store), CorpusRepository(store)
-    scope = WorkspaceScope()
-    worst = 0.0
-    for key in ("rule", "trigger", "verdict", "prevented", "missed", "precision", "status"):
-        for descending in (False, True):
-            _, s = timed(lambda: workspace.page(scope, WorkspaceFilter(), "bench", order_by=key,
-                                                descending=descending, limit=200))
-            worst = max(worst, s)
-    _, s_filter = timed(lambda: workspace.page(scope, WorkspaceFilter(verdict="fail", text="git"), "bench"))
-    say("rules table: worst page+sort / filter", f"{worst * 1000:8.1f} ms / {s_filter * 1000:.1f} ms")
-    worst = 0.0
-    for key in ("rule", "trigger", "verdict", "prevented", "missed", "precision", "status"):
-        for descending in (False, True):
-            page, s = timed(lambda: workspace.page_groups(scope, WorkspaceFilter(), "bench", order_by=key,
-                                                          descending=descending, limit=200))
-            worst = max(worst, s)  # the page's groups come with their members
-    _, s_filter = timed(lambda: workspace.page_groups(scope, WorkspaceFilter(verdict="fail", text="git"), "bench"))
-    say("rules table, duplicates grouped (page with members): worst sort / filter",
-        f"{worst * 1000:8.1f} ms / {s_filter * 1000:.1f} ms ({page.total:,} rows for {page.rules:,} rules)")
-    worst = 0.0
-    for key in ("id", "trajectory_id", "corpus", "domain", "success", "failure_class", "expected_rule"):
-        for descending in (False, True):
-            _, s = timed(lambda: (corpora.count_trajectories(TrajectoryFilter()),
-                                  corpora.list_trajectories(TrajectoryFilter(), 0, 200, key, descending)))
-            worst = max(worst, s)
-    say("trajectories table: worst page+sort", f"{worst * 1000:8.1f} ms")
-    for flt in (TrajectoryFilter(text="docker", success=False), TrajectoryFilter(text="docker"),
-                TrajectoryFilter(text="no such text")):
-        for key in ("id", "corpus", "expected_rule"):
-            c0 = time.process_time()
-            _, s_filter = timed(lambda: (corpora.count_trajectories(flt),
-                                         corpora.list_trajectories(flt, 0, 200, key, False)))
-            cpu = time.process_time() - c0
-            say(f"  filter {flt.text!r}{' + failures' if flt.success is False else ''}, by {key}",
-                f"{s_filter * 1000:8.1f} ms ({cpu * 1000:.0f} ms CPU)")
-    run = ReplayRepository(store).latest_complete_run()
-    if run is None:
-        return
-    with store.session() as session:
-        row = session.connection().exec_driver_sql(
-            "SELECT o.result_id, count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
-            "WHERE r.run_id = ? GROUP BY o.result_id ORDER BY 2 DESC LIMIT 1", (run.id,)).first()
-    if row is None:
-        return
-    result_id, rows = int(row[0]), int(row[1])
-    counts, s_counts = timed(lambda: workspace.evidence_counts(result_id))
-    bucket = max(counts, key=lambda b: counts[b])
-    _, s_page = timed(lambda: workspace.evidence_page(result_id, bucket, offset=0, limit=200))
-    _, s_last = timed(lambda: workspace.evidence_page(result_id, bucket, offset=max(0, counts[bucket] - 200)))
-    _, s_bundle = timed(lambda: workspace.evidence_bundle(result_id, "bench"))
-    say("evidence: largest result", f"{rows:,} rows; counts {s_counts * 1000:.1f} ms, first page "
-                                    f"{s_page * 1000:.1f} ms, last page {s_last * 1000:.1f} ms "
-                                    f"({bucket}); whole bundle {s_bundle * 1000:.1f} ms")
-
-
 def reference_us_per_pair(summary: ReplayRunSummary, sample: int, seed: int) -> float:
     from cauterule.models.candidate import CandidateRule
     from cauterule.models.rule import RuleDo, RuleWhen
@@ -171,6 +116,8 @@ def main() -> int:
                     help="one lexical run instead of two (with --reuse-store, for the semantic figures)")
     ap.add_argument("--tables-only", action="store_true",
                     help="with --reuse-store: time the tables only (no replay, no reference sample)")
+    ap.add_argument("--reviewed", action="store_true",
+                    help="before timing the tables, give every rule a decision and a verdict mark (once)")
     args = ap.parse_args()
     os.environ.pop("CAUTERULE_SEMANTIC_MATCHING", None)
     logging.disable(logging.WARNING)
@@ -192,17 +139,23 @@ def main() -> int:
         store.close()
 
     def first_window() -> Store:
+        # What the window reads before it is usable: the file check (the GUI checks before it
+        # takes its lock, then opens), the rules table as shown, the corpora and trajectories.
+        inspect_store_file(path)
         opened = open_store(path)
-        WorkspaceRepository(opened).page(WorkspaceScope(), WorkspaceFilter(), None, limit=200)
+        ResultRepository(opened).page_groups(WorkspaceScope(), WorkspaceFilter(), None, limit=200)
         corpora = CorpusRepository(opened)
+        corpora.list_corpora()
         corpora.count_trajectories(TrajectoryFilter())
         corpora.list_trajectories(TrajectoryFilter(), 0, 200)
         return opened
 
     store, s = timed(first_window)
-    say("store open + first rules and trajectories pages", f"{s:8.2f} s")
+    say("first window: file check, store open, first rules, corpora and trajectories pages", f"{s:8.2f} s")
     if args.tables_only:  # the table figures of a store imported (and replayed) before
-        tables(store)
+        if args.reviewed:
+            say("decisions and marks written for the tables", f"{review_everything(store):,} rules")
+        tables(store, say)
         store.close()
         return 0
 
@@ -273,7 +226,9 @@ def main() -> int:
                                                embedder=warm_embedder))
             replay_line("replay semantic, warm cache (store)", warm, s, clock)
 
-    tables(store)
+    if args.reviewed:
+        say("decisions and marks written for the tables", f"{review_everything(store):,} rules")
+    tables(store, say)
     ours = lexical_seconds / max(1, summary.pairs) * 1e6
     ref = reference_us_per_pair(summary, args.ref_sample, args.seed)
     say("cauterule 0.3.1 simulate, random sample", f"{ref:8.1f} us/pair over {args.ref_sample:,} pairs")

@@ -94,7 +94,7 @@ def _wait_until_idle(runner: JobRunner, timeout_ms: int) -> bool:
 
 
 def save_screenshot(window: MainWindow, path: Path) -> bool:
-    if window.services is not None and window.services.workspace.has_results():
+    if window.services is not None and window.services.results.has_results():
         show_review_example(window)
     elif window.table_panel.current_pk() is None:
         window.table_panel.select_row(0)  # show the viewer with content, not the placeholder

@@ -51,6 +51,7 @@ from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
+from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
 from cauterule_gui.workflow_tabs import WorkflowTabs
@@ -93,7 +94,7 @@ class MainWindow(QMainWindow):
         # Review tab.
         self.identity = ReviewerIdentity(settings, self)
         self.identity.follow_store(services.login)
-        self.rule_model = RuleTableModel(services.workspace, self)
+        self.rule_model = RuleTableModel(services.results, self)
         self.rule_model.set_reviewer(self.identity.name)
         self.workspace = ReviewWorkspace(self.rule_model, self)
         self.tabs = QTabWidget(self)
@@ -152,7 +153,7 @@ class MainWindow(QMainWindow):
         self._show_store_path()
         self._show_reviewer(self.identity.name or "")
         self.model_label.setText(self.replay.model_state)
-        self.workspace.rules.set_repository(services.workspace)
+        self.workspace.rules.set_repository(services.results)
         self.refresh_history()
         self.start.describe()
         self.bulk.refresh_duplicates()
@@ -160,6 +161,8 @@ class MainWindow(QMainWindow):
 
         self.loop = install_loop(self)
         self._restore_settings()
+        self.integrity = StoreIntegrity(self)  # a big store's full check, off the GUI thread
+        self.integrity.start()
 
     # -- construction ------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence | str | None = None,
@@ -235,7 +238,7 @@ class MainWindow(QMainWindow):
             self.show_review()
         elif key == "review":
             self.show_review()
-            self.db.query(lambda s: s.workspace.has_results(),  # none yet: they stream in as they finish
+            self.db.query(lambda s: s.results.has_results(),  # none yet: they stream in as they finish
                           lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
             self.tabs.setCurrentWidget(self.workflows.labelling)

@@ -123,7 +123,7 @@ class ReviewController(QObject):
                 if restore is not None and restore[0] == rule.rule_id:
                     self.evidence.restore_row(restore[1], restore[2])
 
-        self.db.query(lambda s: preloaded(s.workspace.evidence_bundle(result_id, reviewer)), shown,
+        self.db.query(lambda s: preloaded(s.results.evidence_bundle(result_id, reviewer)), shown,
                       name="evidence", key=f"evidence:{id(self)}")
 
     def _refresh_flags(self) -> None:
@@ -136,8 +136,8 @@ class ReviewController(QObject):
         result_id = self.rule.result_id
 
         def flags(s: StoreServices) -> tuple[Any, Any, Any]:
-            return (s.reviews.viewed(reviewer, result_id), s.workspace.waivers(reviewer, result_id),
-                    s.workspace.evidence_marks(reviewer, result_id))
+            return (s.reviews.viewed(reviewer, result_id), s.reviews.waivers(reviewer, result_id),
+                    s.reviews.evidence_marks(reviewer, result_id))
 
         def shown(found: tuple[Any, Any, Any]) -> None:
             if self._showing(result_id):
@@ -167,7 +167,7 @@ class ReviewController(QObject):
             asked = not self.identity.name
             reviewer = self._reviewer()
             if reviewer:
-                self.db.op(lambda s: s.workspace.record_view(reviewer, result_id, pk),
+                self.db.op(lambda s: s.reviews.record_view(reviewer, result_id, pk),
                            lambda _r: self._after_view(outcome, rule_id, asked), kinds={"marks"}, initiator=self,
                            name="evidence opened")
 

@@ -19,7 +19,7 @@ def show_review_example(window: MainWindow) -> None:
     window.resize(max(window.width(), 1600), max(window.height(), 1000))
     rules = window.workspace.rules
     rules.model.fetch_all()
-    candidates = services.workspace.list_rules(WorkspaceScope(), WorkspaceFilter(), window.identity.name,
+    candidates = services.results.list_rules(WorkspaceScope(), WorkspaceFilter(), window.identity.name,
                                                order_by="prevented", descending=True, limit=50)
     # Prefer a rule whose evidence has both prevented and broken rows: it shows the most.
     chosen = next((r for r in candidates if r.prevented_n and r.broken_n), candidates[0] if candidates else None)

@@ -12,6 +12,7 @@ from core.store.engine import Store, StoreLockedError, open_store
 from core.store.migrations import StoreTooNewError
 from core.store.postgres import is_postgres_url
 from core.store.replay_repo import ReplayRepository
+from core.store.result_repo import ResultRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
 from core.store.store_file import (
@@ -21,7 +22,6 @@ from core.store.store_file import (
     StoreReadOnlyError,
     inspect_store_file,
 )
-from core.store.workspace_repo import WorkspaceRepository
 
 STORE_ERRORS = (StoreTooNewError, StoreOpenError)
 
@@ -33,7 +33,7 @@ class StoreServices:
     rules: RuleRepository
     replays: ReplayRepository
     reviews: ReviewRepository
-    workspace: WorkspaceRepository
+    results: ResultRepository
     instance_lock: QLockFile | None = field(default=None, repr=False)
     # On a team store, the server login: the reviewer's name there (roles and row-level security
     # compare rows with it), read once when the store opens. None for a SQLite file.
@@ -96,7 +96,7 @@ def open_services(path: Path) -> StoreServices:
         store = open_store(path)
         return StoreServices(store=store, corpora=CorpusRepository(store), rules=RuleRepository(store),
                              replays=ReplayRepository(store), reviews=ReviewRepository(store),
-                             workspace=WorkspaceRepository(store), login=store.login())
+                             results=ResultRepository(store), login=store.login())
     inspect_store_file(path)
     lock = _instance_lock(path)
     try:
@@ -106,7 +106,7 @@ def open_services(path: Path) -> StoreServices:
         raise
     return StoreServices(
         store=store, corpora=CorpusRepository(store), rules=RuleRepository(store), replays=ReplayRepository(store),
-        reviews=ReviewRepository(store), workspace=WorkspaceRepository(store), instance_lock=lock,
+        reviews=ReviewRepository(store), results=ResultRepository(store), instance_lock=lock,
     )
 
 

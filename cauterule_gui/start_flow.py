@@ -53,7 +53,7 @@ class StartFlow:
                 "Everything stays on this machine.")
             window.welcome.set_next_step(*next_step(len(corpora), has_results, window.rule_model.unreviewed))
 
-        window.db.query(lambda s: (s.corpora.list_corpora(), s.workspace.has_results()), shown,
+        window.db.query(lambda s: (s.corpora.list_corpora(), s.results.has_results()), shown,
                         name="store summary", key="start-describe")
 
     def is_demo_store(self) -> bool:

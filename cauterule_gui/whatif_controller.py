@@ -103,10 +103,10 @@ class WhatIfController(QObject):
         rule_id, before_id = self._rule.rule_id, self._before_result
 
         def compare(s: StoreServices) -> tuple[Any, Any, Any]:
-            after = s.workspace.rule_row(WorkspaceScope(run_id=done.run_id), rule_id)
+            after = s.results.rule_row(WorkspaceScope(run_id=done.run_id), rule_id)
             if after is None or before_id is None:
                 return None, None, []
-            return after, s.workspace.result(before_id), s.workspace.bucket_moves(before_id, after.result_id)
+            return after, s.results.result(before_id), s.results.bucket_moves(before_id, after.result_id)
 
         self.db.query(compare, lambda found: self._show_moves(done, *found), name="what-if moves")
 

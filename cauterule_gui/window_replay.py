@@ -19,10 +19,10 @@ def replay_corpus(window: MainWindow) -> None:
             return
         name, ok = QInputDialog.getItem(window, "Replay a corpus", "Replay the rules of corpus:", corpora, 0, False)
         if ok and name:
-            window.db.query(lambda s: s.workspace.rule_ids_in_corpus(name),
+            window.db.query(lambda s: s.rules.ids_in_corpus(name),
                             lambda ids: window.replay.start(f"corpus {name}", ids), name="rules of a corpus")
 
-    window.db.query(lambda s: s.workspace.rule_corpora(), choose, name="corpora with rules")
+    window.db.query(lambda s: s.rules.corpora(), choose, name="corpora with rules")
 
 
 def refresh_review(window: MainWindow) -> None:

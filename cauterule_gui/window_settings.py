@@ -35,7 +35,7 @@ def restore_settings(window: MainWindow) -> None:
         window.theme_actions[theme.THEMES.index(chosen)].setChecked(True)
         if chosen != theme.choice():
             theme.apply_choice(chosen)
-    has_results = window.services is not None and window.services.workspace.has_results()
+    has_results = window.services is not None and window.services.results.has_results()
     if session_state.restore(window, window._settings):
         return  # the tab, rule, evidence row and label the reviewer stopped at
     if keys.read_bool(window._settings, keys.KEY_WELCOME, True):

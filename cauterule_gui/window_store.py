@@ -57,6 +57,7 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     """Open the store at ``path`` in place of the current one; False (with a message) when refused."""
     window.workflows.flush()  # a typed label is saved to the store it was typed in
     session_state.remember(window, window._settings)  # each store resumes where it was left
+    window.integrity.stop()  # a background check of the old store must not hold up the switch
     for _ in range(5):
         # A finished job's signals are still queued (and a read may start the next read,
         # e.g. the Label tab's filters then its list): deliver them, so quick reads that
@@ -67,26 +68,29 @@ def switch_store(window: MainWindow, path: Path) -> bool:
             break
     if window.runner.is_busy():
         window._warn("Work in progress", "Wait for the running job to finish (or cancel it) first.")
+        window.integrity.start()
         return False
     try:
         services = window._open_services(path)
     except (*STORE_ERRORS, OSError) as error:
         window._warn(*describe_store_error(error, path), icon=QMessageBox.Icon.Critical)
+        window.integrity.start()  # the current store stays: finish its check
         return False
     previous, window.services = window.services, services
     window.identity.follow_store(services.login)
     window.corpus_model.set_repository(services.corpora)
     window.trajectory_model.set_repository(services.corpora)
     window.viewer.show_trajectory(None)
-    window.workspace.rules.set_repository(services.workspace)
+    window.workspace.rules.set_repository(services.results)
     window.history.refresh(services.replays)
     window._show_store_path()
     window.workflows.store_switched(services)
     window.start.describe()
     window.bulk.refresh_duplicates()
     if not session_state.restore(window, window._settings):
-        window.tabs.setCurrentWidget(window.workspace if services.workspace.has_results() else window.splitter)
+        window.tabs.setCurrentWidget(window.workspace if services.results.has_results() else window.splitter)
     install_live_changes(window)  # a team store: follow its changes; the old store's feed stops
     if previous is not None:
         previous.close()
+    window.integrity.start()  # a big store's full integrity check, in the background
     return True

@@ -4,7 +4,7 @@ and review status.
 Lazy and SQL-backed like the trajectory table: the model keeps only the rows fetched so far
 (pages of ``PAGE_SIZE`` group rows, each page with all its groups' members, so expanding a
 group reads nothing); filtering, sorting and the choice of run happen in
-``WorkspaceRepository`` (SQL), off the GUI thread once the model has its executor. A refresh
+``ResultRepository`` (SQL), off the GUI thread once the model has its executor. A refresh
 keeps the current rule selected by id, so results arriving during a replay do not throw the
 reviewer off their place.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from core.store.result_repo import ResultRepository
 from core.store.workspace_query import RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import theme
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
@@ -59,7 +59,7 @@ def _one_line(text: str) -> str:
 
 
 class RuleTableModel(PagedTableModel[WorkspaceRule]):
-    """Rows are duplicate groups (``WorkspaceRepository.page_groups``): a rule with no
+    """Rows are duplicate groups (``ResultRepository.page_groups``): a rule with no
     duplicate is a group of one; a group of n shows "×n ▸" and its first member's figures,
     and expands (``expand`` / ``collapse``) into its other members, indented below it.
     ``_heads`` are the group rows fetched so far (what pages count); ``_rows`` is what the
@@ -67,7 +67,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
 
     COLUMNS = COLUMNS
 
-    def __init__(self, repository: WorkspaceRepository | None = None, parent: Any = None,
+    def __init__(self, repository: ResultRepository | None = None, parent: Any = None,
                  page_size: int = PAGE_SIZE) -> None:
         super().__init__(parent, page_size, order_by="rule")
         self._repo = repository
@@ -87,7 +87,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         which groups within the current filter and run; nothing to redraw."""
 
     # -- public API --------------------------------------------------------------------
-    def set_repository(self, repository: WorkspaceRepository | None) -> None:
+    def set_repository(self, repository: ResultRepository | None) -> None:
         self._repo = repository
         self._scope = WorkspaceScope()
         self.refresh()

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.store.result_repo import ResultRepository
 from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.models import rule_table_model as cols
@@ -63,7 +63,7 @@ class RuleTablePanel(QWidget):
     def __init__(self, model: RuleTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self._repo: WorkspaceRepository | None = None
+        self._repo: ResultRepository | None = None
 
         self.verdict_combo = _combo("verdictFilter", "All verdicts", self)
         self.reason_combo = _combo("reasonFilter", "All reasons", self)
@@ -178,7 +178,7 @@ class RuleTablePanel(QWidget):
             self._on_loaded()  # nothing changed, nothing reloaded: re-select now
 
     # -- repository and scope ----------------------------------------------------------
-    def set_repository(self, repo: WorkspaceRepository | None) -> None:
+    def set_repository(self, repo: ResultRepository | None) -> None:
         self._repo = repo
         self.model.set_repository(repo)
         self.refresh_options()

@@ -2,7 +2,7 @@
 
 ``evidence_page`` reads one bucket's rows in the evidence order (score, then trajectory
 id); ``PagedOutcomes`` is a read-only sequence over one bucket that fetches a page the
-first time one of its rows is asked for, which is what ``WorkspaceRepository.
+first time one of its rows is asked for, which is what ``ResultRepository.
 evidence_bundle`` hands the evidence panel.
 """
 

@@ -153,15 +153,21 @@ class ReviewRepository:
         return effective
 
     # -- evidence views and waivers ----------------------------------------------------
-    def record_view(self, reviewer: str, result_id: int, trajectory_pk: int) -> None:
+    def record_view(self, reviewer: str, result_id: int, trajectory_pk: int) -> bool:
+        """Record that the reviewer opened an evidence trajectory (first time: with an audit
+        event, in the same transaction). Returns True if this was the first opening."""
         with self._store.session() as session:
-            session.execute(
+            inserted = session.execute(
                 text(
                     "INSERT INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
                     "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
                 ),
                 {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
-            )
+            ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult
+            if inserted:
+                append_audit(session, reviewer, "open_evidence", "result", result_id, None,
+                             after={"trajectory_pk": trajectory_pk})
+            return bool(inserted)
 
     def waive(self, reviewer: str, result_id: int, trajectory_pk: int, reason: str) -> None:
         reason = reason.strip()
@@ -184,7 +190,22 @@ class ReviewRepository:
             ).all()
             return {int(r) for r in rows}
 
+    def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
+        """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
+        with self._store.read_session() as session:
+            return waived_in(session, reviewer, result_id)
+
     # -- agreement marks ---------------------------------------------------------------
+    def evidence_marks(self, reviewer: str, result_id: int) -> dict[int | None, str]:
+        """The reviewer's newest mark per trajectory of a result (None = the verdict)."""
+        with self._store.read_session() as session:
+            rows = session.execute(
+                text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
+                     "ORDER BY id"),
+                {"r": reviewer, "res": result_id},
+            ).all()
+            return {(None if r[0] is None else int(r[0])): str(r[1]) for r in rows}
+
     def mark(
         self, reviewer: str, result_id: int, trajectory_pk: int | None, replay_answer: str, mark: str,
         blinded: bool = False, session_id: int | None = None,

@@ -132,6 +132,23 @@ class RuleRepository:
             rows = session.execute(query.order_by(col(RuleRow.id))).all()
             return [_rule_info(r[0], r[1], r[2]) for r in rows]
 
+    def corpora(self) -> list[str]:
+        """Corpora that hold rules (the "replay a corpus" choices)."""
+        with self._store.read_session() as session:
+            rows = session.execute(
+                select(CorpusRow.name).join(RuleRow, col(RuleRow.corpus_id) == col(CorpusRow.id))
+                .distinct().order_by(col(CorpusRow.name))
+            ).all()
+            return [str(r[0]) for r in rows]
+
+    def ids_in_corpus(self, corpus: str) -> list[int]:
+        with self._store.read_session() as session:
+            rows = session.execute(
+                select(RuleRow.id).join(CorpusRow, col(CorpusRow.id) == col(RuleRow.corpus_id))
+                .where(CorpusRow.name == corpus).order_by(col(RuleRow.id))
+            ).all()
+            return [int(r[0]) for r in rows]
+
     def versions(self, rule_id: int) -> list[RuleVersionInfo]:
         with self._store.read_session() as session:
             rows = session.exec(

@@ -58,9 +58,19 @@ def head_revision() -> str:
     return head
 
 
-def _include_object(obj: Any, name: str | None, type_: str, reflected: bool, _compare_to: Any) -> bool:
-    # A view is mapped for typed reads but created by the baseline's DDL, not as a table.
-    return not (type_ == "table" and name in VIEWS)
+def _include_object_for(dialect: str) -> Any:
+    """Alembic's object filter for a store on ``dialect``."""
+
+    def include(obj: Any, name: str | None, type_: str, reflected: bool, _compare_to: Any) -> bool:
+        # A view is mapped for typed reads but created by the baseline's DDL, not as a table.
+        if type_ == "table" and name in VIEWS:
+            return False
+        # An index declared for one back end only (``Index(...).ddl_if(dialect=...)``) is not
+        # expected on the other.
+        only_on = getattr(getattr(obj, "_ddl_if", None), "dialect", None) if not reflected else None
+        return not (type_ == "index" and only_on is not None and only_on != dialect)
+
+    return include
 
 
 def _affinity(declared: str) -> str:
@@ -130,7 +140,7 @@ def schema_differences(connection: Connection) -> list[Any]:
     is not a difference.
     """
     context = MigrationContext.configure(
-        connection, opts={"include_object": _include_object, "compare_type": _compare_type})
+        connection, opts={"include_object": _include_object_for(connection.dialect.name), "compare_type": _compare_type})
     found: list[Any] = []
     diffs = _without_ondelete_pairs(compare_metadata(context, SQLModel.metadata))
     for diff in diffs:
@@ -174,7 +184,7 @@ def configure_context(context: Any, connection: Connection) -> None:
         connection=connection,
         target_metadata=SQLModel.metadata,
         render_as_batch=True,
-        include_object=_include_object,
+        include_object=_include_object_for(connection.dialect.name),
         compare_type=_compare_type,
         process_revision_directives=_drop_rowid_nullable,
     )

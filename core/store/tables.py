@@ -41,7 +41,9 @@ class TrajectoryRow(SQLModel, table=True):
         Index("ix_trajectory_corpus_id", "corpus_id", "id"),
         Index("ix_trajectory_domain", "domain"),
         Index("ix_trajectory_domain_id", "domain", "id"),
-        Index("ix_trajectory_expected_rule", "expected_rule", "id"),
+        # SQLite only: a PostgreSQL b-tree entry cannot exceed ~2.7 KB, and expected_rule and
+        # task are free text of any length (revision 0008 drops these two there).
+        Index("ix_trajectory_expected_rule", "expected_rule", "id").ddl_if(dialect="sqlite"),
         Index("ix_trajectory_failure_class", "failure_class", "id"),
         Index("ix_trajectory_file_line", "file_id", "line"),
         Index("ix_trajectory_success", "success", "id"),
@@ -50,7 +52,7 @@ class TrajectoryRow(SQLModel, table=True):
         # Covers the trajectory table's text filter and its other filters: the filter scans
         # this (a few MB at 10^5 rows) instead of the table's records (hundreds of MB).
         Index("ix_trajectory_search", "success", "corpus_id", "domain", "failure_class", "trajectory_id", "task",
-              "expected_rule"),
+              "expected_rule").ddl_if(dialect="sqlite"),
     )
     id: Optional[int] = Field(default=None, primary_key=True)
     corpus_id: int = Field(foreign_key="corpus.id")

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.store.workspace_query import (
-    EFFECTIVE_DECISIONS_SQL,
+    DECISION_AND_MARK_JOINS,
+    RESULT_ROWS_SQL,
     ROW_COLUMNS,
-    VERDICT_MARKS_SQL,
     WorkspaceFilter,
     WorkspaceScope,
     results_cte,
@@ -31,16 +31,14 @@ GROUP_KEY_SQL = "coalesce(w.dup_key, 'rule:' || CAST(w.rule_id AS VARCHAR))"
 
 def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None, sort_expression: str,
                  params: dict[str, Any]) -> str:
-    """``WITH w, d, m, f``: f holds the filtered rows with their group key, sort value and status."""
+    """``WITH w, f``: f holds the filtered rows with their group key, sort value and status."""
     params["reviewer"] = reviewer or ""
     return f"""
         WITH w AS ({results_cte(scope, params)}),
-             d AS ({EFFECTIVE_DECISIONS_SQL}),
-             m AS ({VERDICT_MARKS_SQL}),
              f AS (
                 SELECT {ROW_COLUMNS}, {GROUP_KEY_SQL} AS g_key, {sort_expression} AS g_sort,
                        coalesce(d.action, 'unreviewed') AS g_status
-                FROM w LEFT JOIN d ON d.rule_id = w.rule_id LEFT JOIN m ON m.result_id = w.id
+                FROM w {DECISION_AND_MARK_JOINS}
                 {where_sql(flt, params)}
              )
     """
@@ -54,24 +52,37 @@ def page_sql(cte: str, direction: str) -> str:
     computed before the page is cut, the number of groups (``h_total``) and of rules and
     unreviewed rules (``all_rules``, ``all_unreviewed``) in the filtered set. Rows come
     ordered by group, then rank: a page and its members cost one evaluation of the query.
+
+    The window functions run over narrow rows (``k``: result id, key, sort value, status),
+    and the page's wide rows are read back by primary key (``RESULT_ROWS_SQL`` joined on the
+    page's result ids): window functions over the wide rows of ``f``, or a join back to
+    ``f`` (a CTE has no index), cost several times the query that found the rows.
     """
     return f"""{cte},
+        k AS (SELECT id AS k_id, rule_id AS k_rule, g_key AS k_key, g_sort AS k_sort, g_status AS k_status FROM f),
         g AS (
-            SELECT f.*, count(*) OVER (PARTITION BY g_key) AS g_size,
-                   sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER (PARTITION BY g_key) AS g_unreviewed,
-                   ROW_NUMBER() OVER (PARTITION BY g_key ORDER BY g_sort {direction}, rule_id ASC) AS g_rank,
+            SELECT k_id, k_key, k_sort, k_rule, count(*) OVER (PARTITION BY k_key) AS g_size,
+                   sum(CASE WHEN k_status = 'unreviewed' THEN 1 ELSE 0 END) OVER (PARTITION BY k_key) AS g_unreviewed,
+                   ROW_NUMBER() OVER (PARTITION BY k_key ORDER BY k_sort {direction}, k_rule ASC) AS g_rank,
                    count(*) OVER () AS all_rules,
-                   sum(CASE WHEN g_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
-            FROM f
+                   sum(CASE WHEN k_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
+            FROM k
         ),
         heads AS (
-            SELECT g_key AS h_key, ROW_NUMBER() OVER (ORDER BY g_sort {direction}, rule_id ASC) AS h_pos,
+            SELECT k_key AS h_key, ROW_NUMBER() OVER (ORDER BY k_sort {direction}, k_rule ASC) AS h_pos,
                    count(*) OVER () AS h_total
             FROM g WHERE g_rank = 1
-            ORDER BY g_sort {direction}, rule_id ASC LIMIT :limit OFFSET :offset
+            ORDER BY k_sort {direction}, k_rule ASC LIMIT :limit OFFSET :offset
+        ),
+        page AS (
+            SELECT g.k_id, g.k_key AS g_key, g.g_size, g.g_unreviewed, g.g_rank, g.all_rules, g.all_unreviewed,
+                   heads.h_pos, heads.h_total
+            FROM heads JOIN g ON g.k_key = heads.h_key
         )
-        SELECT g.*, heads.h_pos, heads.h_total FROM g JOIN heads ON heads.h_key = g.g_key
-        ORDER BY heads.h_pos, g.g_rank
+        SELECT {ROW_COLUMNS}, page.*
+        FROM page JOIN ({RESULT_ROWS_SQL}) AS w ON w.id = page.k_id
+        {DECISION_AND_MARK_JOINS}
+        ORDER BY page.h_pos, page.g_rank
     """
 
 

@@ -11,8 +11,8 @@ from core.replay.profiles import WORKBENCH
 from core.replaying import run_replay
 from core.store.engine import open_store
 from core.store.replay_repo import ReplayRepository
+from core.store.result_repo import ResultRepository
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 from benchmarks.make_scale_corpus import generate
 
@@ -43,6 +43,6 @@ def test_cancel_mid_run_returns_quickly_and_keeps_nothing_as_complete(tmp_path: 
         assert run is not None and run.status == "cancelled"
         assert repo.latest_complete_run() is None
         # The chunks saved before the cancel stay out of the rules table.
-        assert WorkspaceRepository(store).count_rules(WorkspaceScope(), WorkspaceFilter()) == 0
+        assert ResultRepository(store).count_rules(WorkspaceScope(), WorkspaceFilter()) == 0
     finally:
         store.close()

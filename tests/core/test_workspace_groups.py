@@ -14,8 +14,8 @@ from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
 from core.rule_duplicates import store_duplicate_groups
 from core.store.engine import Store, open_store
+from core.store.result_repo import ResultRepository
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 SCOPE = WorkspaceScope()
 
@@ -51,14 +51,14 @@ def store(store_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def _all_group_rows(repo: WorkspaceRepository, flt: WorkspaceFilter = WorkspaceFilter(), **order: object) -> list:
+def _all_group_rows(repo: ResultRepository, flt: WorkspaceFilter = WorkspaceFilter(), **order: object) -> list:
     page = repo.page_groups(SCOPE, flt, order_by=str(order.get("order_by", "rule")),
                             descending=bool(order.get("descending", False)), limit=10_000)
     return page.rows
 
 
 def test_each_group_of_duplicates_is_one_row_with_its_size(store: Store) -> None:
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     expected = {tuple(m) for m in store_duplicate_groups(store).values()}
     page = repo.page_groups(SCOPE, WorkspaceFilter(), limit=10_000)
     rules = repo.page(SCOPE, WorkspaceFilter(), limit=10_000)
@@ -72,7 +72,7 @@ def test_each_group_of_duplicates_is_one_row_with_its_size(store: Store) -> None
 
 
 def test_small_pages_add_up_to_every_rule_exactly_once(store: Store) -> None:
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     whole = repo.page_groups(SCOPE, WorkspaceFilter(), order_by="trigger", limit=10_000)
     paged = []
     for offset in range(0, whole.total, 3):
@@ -91,7 +91,7 @@ def test_small_pages_add_up_to_every_rule_exactly_once(store: Store) -> None:
 
 
 def test_a_group_row_is_its_first_member_in_the_sort_order(store: Store) -> None:
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     for descending in (False, True):
         rows = _all_group_rows(repo, order_by="rule", descending=descending)
         ids = [r.rule_id for r in rows]
@@ -106,7 +106,7 @@ def test_a_group_row_is_its_first_member_in_the_sort_order(store: Store) -> None
 
 
 def test_a_filter_applies_to_the_members_before_they_are_grouped(store: Store) -> None:
-    repo = WorkspaceRepository(store)
+    repo = ResultRepository(store)
     flt = WorkspaceFilter(text="DUPX-")  # the source trajectory ids of the copies only
     page = repo.page_groups(SCOPE, flt, limit=10_000)
     # Three copies of one sentence (its original is filtered out), one copy of another.

@@ -62,6 +62,17 @@ def _corrupted_pages(path: Path) -> str:
     return "damaged"
 
 
+def damage_last_page(path: Path) -> None:
+    """Scribble over the file's last page: a rightmost leaf, off the path to any table's first
+    row, so only a check that reads every page finds it (the background check of a big store)."""
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    start = len(data) - page
+    data[start:start + 64] = os.urandom(64)
+    data[start] = 0x55  # never a valid b-tree page type
+    path.write_bytes(bytes(data))
+
+
 def _foreign(path: Path) -> str:
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")

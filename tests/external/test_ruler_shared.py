@@ -61,9 +61,9 @@ def test_report_numbers_equal_the_json_on_the_shared_corpus(shared_store: Store,
 def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store, qapp: Any, tmp_path: Path) -> None:
     from core.store.corpus_repo import CorpusRepository
     from core.store.replay_repo import ReplayRepository
+    from core.store.result_repo import ResultRepository
     from core.store.review_repo import ReviewRepository
     from core.store.rule_repo import RuleRepository
-    from core.store.workspace_repo import WorkspaceRepository
 
     from cauterule_gui.jobs import JobRunner
     from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
@@ -73,7 +73,7 @@ def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store
     screenshot = tmp_path / "dashboard.png"
     services = StoreServices(shared_store, CorpusRepository(shared_store), RuleRepository(shared_store),
                              ReplayRepository(shared_store), ReviewRepository(shared_store),
-                             WorkspaceRepository(shared_store))
+                             ResultRepository(shared_store))
     runner = JobRunner()
     try:
         panel = MetricsDashboardPanel(services, runner)

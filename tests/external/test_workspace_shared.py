@@ -150,7 +150,7 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
         assert all(e.run_id is not None and e.at for e in decision_events)
         if action == "reject":
             assert all(e.reason for e in decision_events)
-        broken = window.services.workspace.rule_row(rules.model.scope, rule_id).broken_n
+        broken = window.services.results.rule_row(rules.model.scope, rule_id).broken_n
         assert actions.count("open_evidence") == broken
     last = [e.action for e in reviews.rule_audit(done[-1][0])]
     assert "undo" in last and last[-1] == "defer"

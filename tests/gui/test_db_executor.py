@@ -89,7 +89,7 @@ def test_an_answer_for_a_store_no_longer_open_is_dropped(qtbot: Any, runner: Job
 
 def test_rule_rows_arrive_by_signal_and_a_stale_refresh_is_dropped(qtbot: Any, replayed: StoreServices,
                                                                    runner: JobRunner) -> None:
-    model = RuleTableModel(replayed.workspace)
+    model = RuleTableModel(replayed.results)
     model.set_executor(DatabaseExecutor(runner, lambda: replayed))
     everything = model.total
     assert everything > 3

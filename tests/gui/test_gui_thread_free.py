@@ -99,7 +99,7 @@ def test_reviewing_runs_no_sql_on_the_gui_thread(qtbot: Any, review_window: Main
         qtbot.keyClick(rules.view, Qt.Key.Key_Y)
         idle(qtbot, runner)
         with guard.paused():
-            marks = window.services.workspace.evidence_marks(REVIEWER, broken.result_id)
+            marks = window.services.reviews.evidence_marks(REVIEWER, broken.result_id)
             assert marks.get(opened.trajectory_pk) == "right"
 
         # A waiver (W) with its reason, on the next broken row.
@@ -113,7 +113,7 @@ def test_reviewing_runs_no_sql_on_the_gui_thread(qtbot: Any, review_window: Main
         qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
         idle(qtbot, runner)
         with guard.paused():
-            assert waived.trajectory_pk in window.services.workspace.waivers(REVIEWER, broken.result_id)
+            assert waived.trajectory_pk in window.services.reviews.waivers(REVIEWER, broken.result_id)
 
         # A verdict mark (Shift+Y) refreshes the table.
         guard.step = "marking the verdict"

@@ -14,9 +14,9 @@ from core.replaying import run_replay
 from core.store.engine import Store, open_store
 from core.store.promotion_repo import PromotionRepository
 from core.store.replay_repo import ReplayRepository
+from core.store.result_repo import ResultRepository
 from core.store.review_repo import ReviewRepository
 from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, WorkspaceScope
-from core.store.workspace_repo import WorkspaceRepository
 
 from cauterule_gui import review_actions
 
@@ -35,7 +35,7 @@ def store(tmp_path: Path) -> Store:
 def _row(store: Store, origin_end: str) -> WorkspaceRule:
     run = ReplayRepository(store).latest_complete_run()
     assert run is not None
-    rows = WorkspaceRepository(store).list_rules(WorkspaceScope(run.id), WorkspaceFilter(), limit=1000)
+    rows = ResultRepository(store).list_rules(WorkspaceScope(run.id), WorkspaceFilter(), limit=1000)
     return next(r for r in rows if r.origin.endswith(origin_end))
 
 

@@ -87,7 +87,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
         lambda _run: arrivals.append(window.replay.running and window.rule_model.rowCount() > 0))
     replay_button.click()
     assert window.tabs.currentWidget() is window.workspace
-    qtbot.waitUntil(lambda: not window.replay.running and window.services.workspace.has_results()
+    qtbot.waitUntil(lambda: not window.replay.running and window.services.results.has_results()
                     and not runner.is_busy(), timeout=600_000)
     watch.stop()
     settle(300)

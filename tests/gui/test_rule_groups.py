@@ -102,7 +102,7 @@ def test_selecting_a_member_of_a_collapsed_group_expands_it(copies_window: MainW
 
 def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
         qtmodeltester: Any, replayed: Any) -> None:
-    model = RuleTableModel(replayed.workspace, page_size=7)  # the demo has two pairs of duplicates
+    model = RuleTableModel(replayed.results, page_size=7)  # the demo has two pairs of duplicates
     model.fetch_all()
     groups = [r for r in range(model.rowCount()) if model.is_group(r)]
     assert len(groups) == 2 and model.rowCount() == model.total == model.rule_total - 2
@@ -117,7 +117,7 @@ def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
 
 def test_grouped_pages_arrive_off_the_gui_thread_and_groups_expand_without_sql(
         qtbot: Any, replayed: StoreServices, runner: JobRunner) -> None:
-    model = RuleTableModel(replayed.workspace, page_size=7)
+    model = RuleTableModel(replayed.results, page_size=7)
     model.set_executor(DatabaseExecutor(runner, lambda: replayed))
     with GuiThreadStatements(replayed.store.engine) as guard:
         with qtbot.waitSignal(model.loaded, timeout=5000):

@@ -74,7 +74,7 @@ def test_the_demo_store_is_its_own_file_with_the_demo_corpus(qtbot: Any, populat
     before = {c.name for c in populated.corpora.list_corpora()}
     window.welcome.buttons["demo"].click()
     assert window.services is not None and window.services.path == demo_store_path()
-    qtbot.waitUntil(lambda: window.services.workspace.has_results() and not runner.is_busy(), timeout=60_000)
+    qtbot.waitUntil(lambda: window.services.results.has_results() and not runner.is_busy(), timeout=60_000)
     assert window.tabs.currentWidget() is window.workspace
     assert window.start.is_demo_store()
     window.close()

@@ -16,7 +16,7 @@ from cauterule_gui.services import StoreServices
 
 
 def test_rule_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:
-    model = RuleTableModel(replayed.workspace, page_size=7)  # small pages exercise fetchMore
+    model = RuleTableModel(replayed.results, page_size=7)  # small pages exercise fetchMore
     # 31 rules; two pairs of duplicates are one row each (rows count groups)
     assert (model.total, model.rule_total, model.rowCount()) == (29, 31, 7)
     qtmodeltester.check(model)
@@ -36,7 +36,7 @@ def test_run_history_and_audit_models_pass_modeltester(qtmodeltester: Any, repla
     history.set_runs(replayed.replays.runs())
     qtmodeltester.check(history)
     assert history.index(0, 2).data() == "complete"
-    rule = replayed.workspace.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
+    rule = replayed.results.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
     replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "defer", "later")
     audit = AuditTableModel(replayed.reviews.rule_audit(rule.rule_id))
     qtmodeltester.check(audit)
@@ -44,7 +44,7 @@ def test_run_history_and_audit_models_pass_modeltester(qtmodeltester: Any, repla
 
 
 def test_filters_and_sorting_happen_in_sql(replayed: StoreServices) -> None:
-    repo = replayed.workspace
+    repo = replayed.results
     model = RuleTableModel(repo)
     model.set_filter(WorkspaceFilter(verdict="pass", domain="git"))
     assert model.rule_total == repo.count_rules(WorkspaceScope(), WorkspaceFilter(verdict="pass", domain="git")) >= 1
@@ -59,7 +59,7 @@ def test_filters_and_sorting_happen_in_sql(replayed: StoreServices) -> None:
 
 
 def test_review_status_filter_follows_decisions_and_undo(replayed: StoreServices) -> None:
-    repo = replayed.workspace
+    repo = replayed.results
     rule = repo.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
     replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "reject", "too broad")
     rejected = repo.list_rules(WorkspaceScope(), WorkspaceFilter(status="reject"))
@@ -70,7 +70,7 @@ def test_review_status_filter_follows_decisions_and_undo(replayed: StoreServices
 
 
 def test_unmeasured_rates_show_a_dash_never_zero(replayed: StoreServices) -> None:
-    model = RuleTableModel(replayed.workspace)
+    model = RuleTableModel(replayed.results)
     model.fetch_all()
     unmeasured = [r for r in range(model.rowCount()) if model.rule(r).precision is None]
     assert unmeasured, "the demo corpus has no_signal rules"

@@ -1,10 +1,13 @@
-"""Queries for the review workspace: the rules table, evidence flags, marks, bucket moves.
+"""Replay results as the review reads them: the rules table, one result with its evidence,
+and the bucket moves between two results. Writes of results are ``replay_repo``'s; decisions,
+marks, views and waivers are ``review_repo``'s; rules and versions ``rule_repo``'s.
 
 The rules table shows one row per rule: either every result of one chosen run, or (the
 default) each rule's newest result from a complete run, plus any run the caller is
 watching live. Filtering, sorting and paging happen here, in SQL, so the window holds only
 the rows it shows. Review status is the rule's effective decision (undone decisions do not
-count), computed in the same query.
+count) and the verdict mark the reviewer's newest, found in the same query
+(``workspace_query``: the row types and SQL; ``workspace_groups``: duplicates as one row).
 """
 
 from __future__ import annotations
@@ -15,32 +18,29 @@ from typing import Any
 from sqlalchemy import text
 
 from core.store import workspace_groups as groups
-from core.store.dto import RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
-from core.store.review_repo import append_audit, waived_in
-from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _version_info
+from core.store.review_repo import waived_in
 from core.store.workspace_query import (
     BUCKETS,
-    EFFECTIVE_DECISIONS_SQL,
+    DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
     SORT_KEYS,
-    VERDICT_MARKS_SQL,
     BucketMove,
     EvidenceBundle,
     RulePage,
     WorkspaceFilter,
     WorkspaceRule,
     WorkspaceScope,
+    plain_rows,
     results_cte,
     where_sql,
     workspace_rule,
 )
-from core.timeutil import utc_now
 
 
-class WorkspaceRepository:
+class ResultRepository:
     def __init__(self, store: Store) -> None:
         self._store = store
 
@@ -49,11 +49,9 @@ class WorkspaceRepository:
                select: str, extra: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
         params: dict[str, Any] = {"reviewer": reviewer or ""}
         sql = f"""
-            WITH w AS ({results_cte(scope, params)}),
-                 d AS ({EFFECTIVE_DECISIONS_SQL}),
-                 m AS ({VERDICT_MARKS_SQL})
+            WITH w AS ({results_cte(scope, params)})
             SELECT {select}
-            FROM w LEFT JOIN d ON d.rule_id = w.rule_id LEFT JOIN m ON m.result_id = w.id
+            FROM w {DECISION_AND_MARK_JOINS}
             {where_sql(flt, params, extra)}
         """
         return sql, params
@@ -62,21 +60,25 @@ class WorkspaceRepository:
         self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
         order_by: str = "rule", descending: bool = False, offset: int = 0, limit: int = 200,
     ) -> RulePage:
-        """Count, unreviewed count and one page of rows in a single session (one connection:
-        the window calls this while a replay may be running, so fewer round trips matter)."""
+        """Count, unreviewed count and one page of rows in one query (the window calls this
+        while a replay may be running, so fewer passes matter): the counts are window
+        aggregates over the filtered rows, taken before the page is cut."""
         expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
-        # One pass counts both the rows and the unreviewed ones among them (each pass over
-        # the newest-result CTE costs tens of ms at 10^3 rules).
-        count_sql, count_params = self._query(
-            scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
-        rows_sql, rows_params = self._query(scope, flt, reviewer, ROW_COLUMNS)
+        counts = "count(*) OVER () AS n_total, sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END) OVER () AS n_unreviewed"
+        rows_sql, params = self._query(scope, flt, reviewer, f"{ROW_COLUMNS}, {counts}")
         rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
-        rows_params.update(limit=int(limit), offset=int(offset))
+        params.update(limit=int(limit), offset=int(offset))
         with self._store.read_session() as session:
-            total, unreviewed = session.execute(text(count_sql), count_params).one()
-            rows = [workspace_rule(r) for r in session.execute(text(rows_sql), rows_params).mappings().all()]
-        return RulePage(int(total), int(unreviewed) if flt.status in (None, "unreviewed") else 0, rows)
+            found = plain_rows(session.execute(text(rows_sql), params))
+            if found:
+                total, unreviewed = found[0]["n_total"], found[0]["n_unreviewed"]
+            else:  # an empty filter, or a page past the end: the counts need their own pass
+                count_sql, count_params = self._query(
+                    scope, flt, reviewer, "count(*), coalesce(sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END), 0)")
+                total, unreviewed = session.execute(text(count_sql), count_params).one()
+        rows = [workspace_rule(r) for r in found]
+        return RulePage(int(total), int(unreviewed or 0) if flt.status in (None, "unreviewed") else 0, rows)
 
     def page_groups(
         self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
@@ -90,7 +92,7 @@ class WorkspaceRepository:
         params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
         cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
         with self._store.read_session() as session:
-            found = session.execute(text(groups.page_sql(cte, direction)), params).mappings().all()
+            found = plain_rows(session.execute(text(groups.page_sql(cte, direction)), params))
         heads: list[WorkspaceRule] = []
         members: dict[str, list[WorkspaceRule]] = {}
         for r in found:
@@ -122,7 +124,7 @@ class WorkspaceRepository:
         sql = groups.members_sql(cte, list(dict.fromkeys(keys)), params, direction)
         found: dict[str, list[WorkspaceRule]] = {}
         with self._store.read_session() as session:
-            for r in session.execute(text(sql), params).mappings().all():
+            for r in plain_rows(session.execute(text(sql), params)):
                 found.setdefault(str(r["g_key"]), []).append(workspace_rule(r))
         return found
 
@@ -230,23 +232,7 @@ class WorkspaceRepository:
         """One page of a bucket's evidence in the evidence table's order (score, then id)."""
         return evidence_page(self._store, result_id, bucket, offset, limit)
 
-    def waivers(self, reviewer: str, result_id: int) -> dict[int, str]:
-        """trajectory pk -> waiver reason, for this reviewer's waivers on a result."""
-        with self._store.read_session() as session:
-            return waived_in(session, reviewer, result_id)
-
-    def evidence_marks(self, reviewer: str, result_id: int) -> dict[int | None, str]:
-        """The reviewer's newest mark per trajectory of a result (None = the verdict)."""
-        with self._store.read_session() as session:
-            rows = session.execute(
-                text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
-                     "ORDER BY id"),
-                {"r": reviewer, "res": result_id},
-            ).all()
-            return {(None if r[0] is None else int(r[0])): str(r[1]) for r in rows}
-
-    # -- what if: the previous result and bucket moves ---------------------------------
-
+    # -- what if: bucket moves between two results ----------------------------------------
     def bucket_moves(self, before_result_id: int, after_result_id: int) -> list[BucketMove]:
         """Trajectories whose bucket differs between two results (absent = no effect)."""
         with self._store.read_session() as session:
@@ -267,48 +253,3 @@ class WorkspaceRepository:
                 {"a": before_result_id, "b": after_result_id},
             ).all()
             return [BucketMove(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
-
-    def record_view(self, reviewer: str, result_id: int, trajectory_pk: int) -> bool:
-        """Record that the reviewer opened an evidence trajectory (first time: with an audit
-        event, in the same transaction). Returns True if this was the first opening."""
-        with self._store.session() as session:
-            inserted = session.execute(
-                text(
-                    "INSERT INTO evidence_view (reviewer, result_id, trajectory_pk, viewed_at) "
-                    "VALUES (:r, :res, :t, :at) ON CONFLICT DO NOTHING"
-                ),
-                {"r": reviewer, "res": result_id, "t": trajectory_pk, "at": utc_now()},
-            ).rowcount  # type: ignore[attr-defined]  # a DML statement's result is a CursorResult
-            if inserted:
-                append_audit(session, reviewer, "open_evidence", "result", result_id, None,
-                             after={"trajectory_pk": trajectory_pk})
-            return bool(inserted)
-
-    def edit_rule(self, rule_id: int, new_text: RuleText, author: str, note: str | None = None) -> RuleVersionInfo:
-        """Save an edited rule as a new version, with its audit event, in one transaction."""
-        with self._store.session() as session:
-            before = _latest_version_row(session, rule_id)
-            row = _add_version(session, rule_id, new_text, author, note)
-            append_audit(
-                session, author, "edit_rule", "rule", rule_id, note,
-                before=None if before is None else {"version": before.version, "trigger": before.trigger,
-                                                    "directive": before.directive},
-                after={"version": row.version, "trigger": row.trigger, "directive": row.directive},
-            )
-            return _version_info(row)
-
-    def rule_corpora(self) -> list[str]:
-        """Corpora that hold rules (the "replay a corpus" choices)."""
-        with self._store.read_session() as session:
-            rows = session.execute(
-                text("SELECT DISTINCT c.name FROM rule r JOIN corpus c ON c.id = r.corpus_id ORDER BY c.name")
-            ).all()
-            return [str(r[0]) for r in rows]
-
-    def rule_ids_in_corpus(self, corpus: str) -> list[int]:
-        with self._store.read_session() as session:
-            rows = session.execute(
-                text("SELECT r.id FROM rule r JOIN corpus c ON c.id = r.corpus_id WHERE c.name = :c ORDER BY r.id"),
-                {"c": corpus},
-            ).all()
-            return [int(r[0]) for r in rows]

@@ -1,0 +1,90 @@
+"""How long until the window is usable on a big store: the real window, offscreen.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/first_window.py STORE [--repeat N]
+
+Times, from before the store is opened (the GUI's own path: file check, instance lock,
+``open_store``, the window built and shown) until the rules table and the trajectory table
+both show their first rows; then how long the background integrity check of a store over
+``EAGER_CHECK_BYTES`` took after that (the window was usable meanwhile). Settings go to a
+temporary folder. Each repeat is a new window in the same process (the first one also pays
+the imports' first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from cauterule_gui.jobs import JobRunner  # noqa: E402
+from cauterule_gui.main_window import MainWindow  # noqa: E402
+from cauterule_gui.services import open_services  # noqa: E402
+from cauterule_gui.settings import KEY_WELCOME  # noqa: E402
+
+
+def wait_until(app: QApplication, done: object, timeout_s: float = 120.0) -> bool:
+    end = time.perf_counter() + timeout_s
+    while not done():  # type: ignore[operator]
+        if time.perf_counter() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.002)
+    return True
+
+
+def one_window(app: QApplication, store: Path, settings_dir: Path) -> tuple[float, float, float]:
+    settings = QSettings(str(settings_dir / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue(KEY_WELCOME, False)
+    runner = JobRunner()
+    t0 = time.perf_counter()
+    services = open_services(store)
+    opened = time.perf_counter() - t0
+    window = MainWindow(services, runner, settings, open_services)
+    window.show()
+    ok = wait_until(app, lambda: window.rule_model.rowCount() > 0 and window.trajectory_model.rowCount() > 0)
+    usable = time.perf_counter() - t0
+    wait_until(app, lambda: not window.integrity.running, 600)
+    checked = time.perf_counter() - t0
+    damaged = window.integrity.banner.isVisible()
+    window.close()
+    # Jobs the window started that do not stop on cancel (the loop's gate and taint over every
+    # trajectory) would outlive the default 10 s wait and emit into deleted objects.
+    runner.shutdown(600_000)
+    services.close()
+    window.deleteLater()
+    app.processEvents()
+    if not ok:
+        raise SystemExit("the tables did not fill within 120 s")
+    if damaged:
+        print("  the background check found damage: " + window.integrity.label.text())
+    return opened, usable, checked
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("store", type=Path)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication(["first_window"])
+    size = args.store.stat().st_size
+    print(f"first window on {args.store} ({size / 1e6:,.0f} MB)", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(args.repeat):
+            c0 = time.process_time()
+            opened, usable, checked = one_window(app, args.store, Path(folder))
+            print(f"  window {i + 1}: store opened {opened:6.2f} s; rules and trajectories shown {usable:6.2f} s "
+                  f"(this thread's CPU {time.process_time() - c0:5.2f} s incl. the check); "
+                  f"background integrity check done at {checked:6.2f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""The table figures of ``benchmarks/scale.py``: every sort and filter the window offers, timed.
+
+Each line gives the worst wall time and, in brackets, the worst CPU time of the process
+(``time.process_time``: on a shared machine the wall clock also counts other processes).
+The rules table is timed as the window shows it (duplicates grouped, a page with its
+members: ``page_groups``) and one row per rule (``page``), for every sort key in both
+directions and for each filter; the trajectories table as count + first page for every
+sort, unfiltered and under each filter; the evidence table as counts, first and last page
+of each bucket of the largest result, and the whole bundle.
+
+``review_everything`` (``scale.py --reviewed``) gives every rule a decision (a fifth of them
+undone and decided again) and a verdict mark, once: the table as a team sees it mid-review.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.store.corpus_repo import CorpusRepository, TrajectoryFilter
+from core.store.engine import Store
+from core.store.replay_repo import ReplayRepository
+from core.store.result_repo import ResultRepository
+from core.store.workspace_query import BUCKETS, SORT_KEYS, WorkspaceFilter, WorkspaceScope
+
+REVIEWER = "bench"
+TRAJECTORY_SORTS = ("id", "trajectory_id", "corpus", "domain", "success", "failure_class", "expected_rule")
+
+
+class Worst:
+    """The worst wall and CPU time over the operations it timed, and the median CPU time."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = 0.0
+        self.cpus: list[float] = []
+
+    def time(self, fn: Callable[[], Any]) -> Any:
+        c0, t0 = time.process_time(), time.perf_counter()
+        value = fn()
+        self.wall = max(self.wall, time.perf_counter() - t0)
+        self.cpus.append(time.process_time() - c0)
+        self.cpu = max(self.cpus)
+        return value
+
+    def __str__(self) -> str:
+        median = statistics.median(self.cpus) if self.cpus else 0.0
+        return f"{self.wall * 1000:8.1f} ms ({self.cpu * 1000:.0f} ms CPU; median {median * 1000:.0f} ms CPU)"
+
+
+def review_everything(store: Store) -> int:
+    """A decision and a verdict mark for every rule of the newest results (benchmark data)."""
+    with store.session() as session:
+        connection = session.connection()
+        if connection.exec_driver_sql("SELECT 1 FROM decision WHERE reviewer = ? LIMIT 1", (REVIEWER,)).first():
+            return 0
+        rows = connection.exec_driver_sql(
+            "SELECT rr.id, rv.rule_id, rv.id, rr.run_id, rr.verdict FROM replay_result rr "
+            "JOIN rule_version rv ON rv.id = rr.rule_version_id").all()
+        at = "2026-12-01T00:00:00Z"
+        for i, (result_id, rule_id, version_id, run_id, verdict) in enumerate(rows):
+            decide = ("INSERT INTO decision (rule_id, rule_version_id, run_id, reviewer, action, reason, undoes_id, "
+                      "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            if i % 5 == 0:  # decided, undone, decided again
+                first = connection.exec_driver_sql(
+                    decide, (rule_id, version_id, run_id, REVIEWER, "reject", "bench", None, at)).lastrowid
+                connection.exec_driver_sql(decide, (rule_id, version_id, run_id, REVIEWER, "undo", None, first, at))
+            connection.exec_driver_sql(decide, (rule_id, version_id, run_id, REVIEWER, ("approve", "reject", "defer")[i % 3],
+                                                "bench", None, at))
+            connection.exec_driver_sql(
+                "INSERT INTO agreement_mark (reviewer, result_id, trajectory_pk, replay_answer, mark, blinded, "
+                "created_at) VALUES (?, ?, NULL, ?, ?, 0, ?)",
+                (REVIEWER, result_id, verdict, ("right", "wrong", "cant_tell")[i % 3], at))
+        return len(rows)
+
+
+def tables(store: Store, say: Callable[[str, str], None]) -> None:
+    results, corpora = ResultRepository(store), CorpusRepository(store)
+    scope = WorkspaceScope()
+    options = results.filter_options(scope)
+    rule_filters = [WorkspaceFilter(verdict=v) for v in options["verdict"][:3]]
+    rule_filters += [WorkspaceFilter(reason=options["reason"][0])] if options["reason"] else []
+    rule_filters += [WorkspaceFilter(domain=options["domain"][0])] if options["domain"] else []
+    rule_filters += [WorkspaceFilter(corpus=options["corpus"][0])] if options["corpus"] else []
+    rule_filters += [WorkspaceFilter(status=s) for s in ("unreviewed", "approve")]
+    rule_filters += [WorkspaceFilter(text="git"), WorkspaceFilter(verdict="fail", text="git")]
+    for name, read in (("rules table as shown (duplicates grouped, with members)", results.page_groups),
+                       ("rules table, one row per rule", results.page)):
+        sorts, filters = Worst(), Worst()
+        page = None
+        for key in SORT_KEYS:
+            for descending in (False, True):
+                page = sorts.time(lambda: read(scope, WorkspaceFilter(), REVIEWER, order_by=key,
+                                               descending=descending, limit=200))
+        for flt in rule_filters:
+            filters.time(lambda: read(scope, flt, REVIEWER, order_by="trigger", limit=200))
+        assert page is not None
+        say(f"{name}: worst of {2 * len(SORT_KEYS)} sorts", f"{sorts}; worst of {len(rule_filters)} filters {filters}"
+            f" ({page.total:,} rows for {page.rules if page.rules >= 0 else page.total:,} rules)")
+    worst = Worst()
+    worst.time(lambda: results.filter_options(scope))
+    say("rules table: filter choices", str(worst))
+
+    corpus_names = [c.name for c in corpora.list_corpora()]
+    domains = corpora.domains()
+    trajectory_filters = {
+        "none": TrajectoryFilter(), "text 'docker'": TrajectoryFilter(text="docker"),
+        "text 'docker' + failures": TrajectoryFilter(text="docker", success=False),
+        "text matching nothing": TrajectoryFilter(text="no such text"),
+        "one corpus": TrajectoryFilter(corpus=corpus_names[0] if corpus_names else None),
+        "one domain": TrajectoryFilter(domain=domains[0] if domains else None),
+        "with expected_rule": TrajectoryFilter(has_expected_rule=True),
+    }
+    for name, flt in trajectory_filters.items():
+        worst = Worst()
+        for key in TRAJECTORY_SORTS:
+            for descending in (False, True):
+                worst.time(lambda: (corpora.count_trajectories(flt),
+                                    corpora.list_trajectories(flt, 0, 200, key, descending)))
+        say(f"trajectories table, filter {name}: worst count + page of {2 * len(TRAJECTORY_SORTS)} sorts", str(worst))
+
+    run = ReplayRepository(store).latest_complete_run()
+    if run is None:
+        return
+    with store.read_session() as session:
+        # The result's own counts (counting the view would derive every missed row of the run).
+        row = session.connection().exec_driver_sql(
+            "SELECT id, prevented_n + broken_n + near_miss_n + missed_n FROM replay_result WHERE run_id = ? "
+            "ORDER BY 2 DESC, id LIMIT 1", (run.id,)).first()
+    if row is None:
+        return
+    result_id, rows = int(row[0]), int(row[1])
+    counts_time, pages, bundle = Worst(), Worst(), Worst()
+    counts = counts_time.time(lambda: results.evidence_counts(result_id))
+    for bucket in BUCKETS:
+        n = counts.get(bucket, 0)
+        pages.time(lambda: results.evidence_page(result_id, bucket, offset=0, limit=200))
+        pages.time(lambda: results.evidence_page(result_id, bucket, offset=max(0, n - 200), limit=200))
+    bundle.time(lambda: results.evidence_bundle(result_id, REVIEWER))
+    say("evidence: largest result", f"{rows:,} rows ({', '.join(f'{b} {counts.get(b, 0):,}' for b in BUCKETS)})")
+    say("  counts / worst first or last page of a bucket / bundle", f"{counts_time} / {pages} / {bundle}")
