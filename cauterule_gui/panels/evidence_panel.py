@@ -208,7 +208,8 @@ class EvidencePanel(QWidget):
     def show_rule(self, rule: WorkspaceRule | None, board: EvidenceBundle | None, *, keep_bucket: bool = False) -> None:
         result = board.result if board is not None else None
         same_result = (self.result is not None and result is not None and self.result.id == result.id)
-        previous_pk = self.current_outcome().trajectory_pk if same_result and self.current_outcome() else None
+        shown = self.current_outcome() if same_result else None
+        previous_pk = shown.trajectory_pk if shown is not None else None
         self.rule, self.result, self._board = rule, result, board
         if board is None:
             self._viewed, self._waived, self._marks, self._unopened = set(), {}, {}, 0
