@@ -121,9 +121,11 @@ class EvidenceTableModel(QAbstractTableModel):
         return True
 
     def _insert(self, generation: int, offset: int, rows: list[StoredOutcome]) -> None:
-        if generation != self._generation or offset != len(self._rows):
-            return  # another bucket or result is shown now
+        if generation != self._generation:
+            return  # another bucket or result is shown now (set_rows cleared the page on its way)
         self._pending = False
+        if offset != len(self._rows):
+            return  # cannot happen while one page at a time is asked for; never insert out of order
         if not rows:
             self.total = len(self._rows)  # fewer rows than counted (a trajectory deleted): stop
         else:
