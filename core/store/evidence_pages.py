@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from core.store.engine import Store
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result, outcome_from_row
-from core.store.review_repo import waived_in
+from core.store.review_repo import unreviewed_broken_in, waived_in
 
 PAGE = 200  # rows per page of a bucket (the first page comes with the board)
 
@@ -114,11 +114,6 @@ def _unopened(session: Session, result_id: int, reviewer: str | None) -> int:
     if not reviewer:
         sql = "SELECT count(*) FROM replay_outcome WHERE result_id = :res AND bucket = 'broken'"
         return int(session.execute(text(sql), {"res": result_id}).scalar() or 0)
-    # The same rule as the approval gate (review_repo.unreviewed_broken_in), counted.
-    sql = """SELECT count(*) FROM replay_outcome o
-             WHERE o.result_id = :res AND o.bucket = 'broken'
-               AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                               AND v.trajectory_pk = o.trajectory_pk AND v.reviewer = :r)
-               AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                               AND w.trajectory_pk = o.trajectory_pk AND w.reviewer = :r)"""
-    return int(session.execute(text(sql), {"res": result_id, "r": reviewer}).scalar() or 0)
+    # The approval gate's own rule (and the only place the waiver table is read): one id per
+    # broken row left, never the rows themselves.
+    return len(unreviewed_broken_in(session, reviewer, result_id))
