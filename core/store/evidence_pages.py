@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import text
-from sqlalchemy.orm import Session
+from sqlmodel import Session
 
 from core.store.engine import Store
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result, outcome_from_row
