@@ -8,12 +8,15 @@ broken rows, incomplete run, a failed gate needing acknowledgement) is reported 
 left undecided, the others are decided.
 
 Duplicates (same trigger and directive, ``core.rule_duplicates``) are marked in the rules
-table; G selects the current rule's whole group so one key decides them all.
+table; G selects the current rule's whole group so one key decides them all. G never reads
+on the GUI thread and never pages the table synchronously: it asks the executor for the
+group's rule ids under the table's scope and filter (one query) and selects their rows when
+the answer arrives; a row not read yet is selected once its page is in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -60,6 +63,7 @@ def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: 
 class BulkDecisions(QObject):
     decided = Signal(object)  # BulkResult
     status_message = Signal(str)
+    group_selected = Signal(int)  # G: how many rules are selected now
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -81,29 +85,40 @@ class BulkDecisions(QObject):
         self.duplicates = groups
         self._window.rule_model.set_duplicates(groups)
 
-    def select_group(self) -> int:
-        """Select every rule of the current rule's duplicate group; returns how many."""
+    def select_group(self) -> None:
+        """Select every rule of the current rule's duplicate group (expanding it), once the
+        group's rule ids have been read; ``group_selected(n)`` says how many were selected."""
         rules = self._window.workspace.rules
-        current = rules.current_rule_id()
-        members = self.duplicates.get(current or -1, ())
-        if not members:
-            self.status_message.emit("This rule has no duplicates (same trigger and directive)")
-            return 0
-        rows = []
-        for rule_id in members:
-            row = rules.model.row_of_rule(rule_id)
-            while row is None and rules.model.canFetchMore():
-                rules.model.fetchMore()
-                row = rules.model.row_of_rule(rule_id)
-            if row is not None:
-                rows.append(row)
+        rule, row = rules.current_rule(), rules.view.currentIndex().row()
+        if rule is None or (rule.group_size <= 1 and not rules.model.is_member(row)):
+            self.status_message.emit("This rule has no duplicates (same trigger and directive) among the rules shown")
+            self.group_selected.emit(0)
+            return
+        model, key, reviewer = rules.model, rule.group_key or "", self._window.identity.name
+        scope, flt, rule_id = model.scope, model.filter, rule.rule_id
+
+        def ids(services: StoreServices) -> list[int]:
+            members = services.workspace.group_members(scope, flt, [key], reviewer)
+            return [m.rule_id for m in members.get(key, [])]
+
+        self.status_message.emit("Selecting the rule's duplicates…")
+        self._window.db.query(ids, lambda found: self._select_ids(rule_id, found), name="duplicate group",
+                              key=f"group:{id(self)}")
+
+    def _select_ids(self, asked_for: int, ids: Sequence[int]) -> None:
+        rules = self._window.workspace.rules
+        if rules.current_rule_id() != asked_for:
+            return  # the reviewer moved on while the group was read
+        rows = [r for r in (rules.model.row_of_rule(i) for i in ids) if r is not None]
+        if len(rows) < len(ids) and rules.model.fetch_more_then(lambda: self._select_ids(asked_for, ids)):
+            return  # some of the group is on a page not read yet: select when it is in
         selection = QItemSelection()
         for row in rows:
             selection.select(rules.model.index(row, 0), rules.model.index(row, rules.model.columnCount() - 1))
         rules.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.status_message.emit(f"Selected {len(rows)} rules with the same trigger and directive: "
                                  "A / R / D decide on each")
-        return len(rows)
+        self.group_selected.emit(len(rows))
 
     # -- decisions --------------------------------------------------------------------
     def selected_rows(self) -> list[WorkspaceRule]:

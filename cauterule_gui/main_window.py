@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         for model in (self.corpus_model, self.trajectory_model):
             model.set_executor(self.db)
         self.workspace.rules.set_executor(self.db)
+        self.workspace.evidence.set_executor(self.db)  # a bucket's later pages
         self.history = RunHistoryDock(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.history)
         self.history.hide()

@@ -29,6 +29,7 @@ from core.decisions import (
     undo_last,
 )
 from core.loop.taint import TaintJustificationRequired
+from core.store.evidence_pages import unopened_broken
 from core.store.replay_repo import StoredOutcome
 from core.store.workspace_query import WorkspaceRule
 
@@ -40,7 +41,7 @@ from cauterule_gui.panels.reason_dialog import ReasonDialog
 from cauterule_gui.panels.rule_table_panel import RuleTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.review_actions import first_upper, request
-from cauterule_gui.review_reads import breakdown_text, preloaded
+from cauterule_gui.review_reads import breakdown_text
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
@@ -103,7 +104,7 @@ class ReviewController(QObject):
         previous = self.rule
         self.rule = rule
         if rule is None or self.db.services() is None:
-            self.evidence.show_rule(None, None, {}, set(), {}, {})
+            self.evidence.show_rule(None, None)
             self.viewer.show_trajectory(None)
             return
         if previous is not None and previous.result_id == rule.result_id and self.evidence.result is not None:
@@ -116,14 +117,13 @@ class ReviewController(QObject):
 
         def shown(bundle: Any) -> None:
             if self.rule is rule:
-                self.evidence.show_rule(rule, bundle.result, bundle.outcomes, set(bundle.viewed), bundle.waived,
-                                        bundle.marks)
+                self.evidence.show_rule(rule, bundle)  # each bucket's size and first page
                 self._update_refusal()  # a refusal that came back before the board keeps its banner
                 restore, self._restore = self._restore, None
                 if restore is not None and restore[0] == rule.rule_id:
                     self.evidence.restore_row(restore[1], restore[2])
 
-        self.db.query(lambda s: preloaded(s.results.evidence_bundle(result_id, reviewer)), shown,
+        self.db.query(lambda s: s.results.evidence_bundle(result_id, reviewer), shown,
                       name="evidence", key=f"evidence:{id(self)}")
 
     def _refresh_flags(self) -> None:
@@ -135,11 +135,11 @@ class ReviewController(QObject):
             return
         result_id = self.rule.result_id
 
-        def flags(s: StoreServices) -> tuple[Any, Any, Any]:
+        def flags(s: StoreServices) -> tuple[Any, Any, Any, int]:
             return (s.reviews.viewed(reviewer, result_id), s.reviews.waivers(reviewer, result_id),
-                    s.reviews.evidence_marks(reviewer, result_id))
+                    s.reviews.evidence_marks(reviewer, result_id), unopened_broken(s.store, result_id, reviewer))
 
-        def shown(found: tuple[Any, Any, Any]) -> None:
+        def shown(found: tuple[Any, Any, Any, int]) -> None:
             if self._showing(result_id):
                 self.evidence.update_flags(*found)
 

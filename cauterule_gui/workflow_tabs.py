@@ -41,9 +41,9 @@ class MetricsTab(QWidget):
     """Holds the dashboard; it is rebuilt for each store and refreshed only when shown
     (computing its figures replays mismatched pairs, which is not free)."""
 
-    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None, db: DatabaseExecutor | None = None) -> None:
         super().__init__(parent)
-        self._runner = runner
+        self._runner, self._db = runner, db
         self._stack = QStackedWidget(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -57,7 +57,7 @@ class MetricsTab(QWidget):
             self.panel.deleteLater()
             self.panel = None
         if services is not None:
-            self.panel = MetricsDashboardPanel(services, self._runner, self)
+            self.panel = MetricsDashboardPanel(services, self._runner, self, db=self._db)
             self._stack.addWidget(self.panel)
         self._stale = True
 
@@ -90,7 +90,7 @@ class WorkflowTabs:
         self.promotion = PromotionPanel(services, runner, identity, window)
         for panel in (self.labelling, self.agreement, self.promotion):
             panel.use_executor(db)
-        self.metrics = MetricsTab(runner, window)
+        self.metrics = MetricsTab(runner, window, db)
         self.metrics.set_services(services())
         # Each tab, once: what it shows decides which committed writes refresh it.
         registry.register(self.labelling, "Label", kinds={"labels", "corpora", "agreement"},

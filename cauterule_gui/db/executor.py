@@ -7,7 +7,10 @@ The pattern is Anki's ``QueryOp`` / ``CollectionOp``:
 - ``op(fn, on_done, kinds=...)`` runs ``fn(services)`` on the runner's database pool (one thread,
   so writes are serialised and never wait on each other's locks), then calls ``on_done`` and
   emits ``changes_applied(kinds)`` on the GUI thread: panels refresh on the kinds they show
-  instead of being called by hand.
+  instead of being called by hand;
+- ``compute(fn, on_done)`` runs ``fn()`` (pure work on rows a query already read: the gate
+  over every trajectory, a candidate's live preview) on the CPU pool, so long computation
+  never holds one of the two read threads.
 
 A failure goes to ``on_error(exception)`` when given, else to the ``failed`` signal (a
 ``JobFailure``); both on the GUI thread. A result that arrives after the store was switched
@@ -29,7 +32,9 @@ from cauterule_gui.services import StoreServices
 T = TypeVar("T")
 
 # What a write can change; a panel names the ones it shows (``TabRegistry.register``).
-KINDS = frozenset({"decisions", "labels", "marks", "rules", "replay", "agreement", "corpora", "promotion"})
+# ("measurements": a loop measurement kept for the report, e.g. the last cross-session comparison.)
+KINDS = frozenset({"decisions", "labels", "marks", "rules", "replay", "agreement", "corpora", "promotion",
+                   "measurements"})
 
 _WRITE = threading.local()
 
@@ -74,6 +79,14 @@ class DatabaseExecutor(QObject):
         changed = _checked(kinds)
         return self._submit(fn, on_done, on_error, name=name, key=None, pool=JobPool.DB, kinds=changed,
                             initiator=initiator)
+
+    def compute(self, fn: Callable[[], T], on_done: Callable[[T], None] | None = None, *,
+                name: str = "compute", key: str | None = None,
+                on_error: Callable[[BaseException], None] | None = None) -> JobHandle | None:
+        """Pure work on what a ``query`` read (``fn`` never touches the store): on the CPU pool;
+        ``on_done(result)`` on the GUI thread, dropped like a query's if the store changed."""
+        return self._submit(lambda _services: fn(), on_done, on_error, name=name, key=key, pool=JobPool.CPU,
+                            kinds=None)
 
     def notify(self, kinds: Iterable[str], initiator: object = None) -> None:
         """Writes made outside the executor (a replay's child process, an import job) committed."""

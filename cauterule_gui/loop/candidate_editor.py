@@ -1,12 +1,15 @@
 """"New candidate from this failure": an editor prefilled from the trajectory, with a live
 what-if preview (debounced, replayed on the CPU pool, never on the GUI thread), an optional
 LLM Suggest button, and Save (a ``user`` rule whose author is the reviewer and whose
-provenance is the trajectory; the caller then replays it so it reaches the Review tab)."""
+provenance is the trajectory; the caller then replays it so it reaches the Review tab).
+
+Through the window's database executor: the pool is read with ``query``, the preview is
+computed with ``compute`` (no store), and Save is an ``op`` announcing ``rules``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -26,10 +29,12 @@ from core.loop.suggest import SuggestError, Suggestion, suggest
 from core.replay.types import ReplayTrajectory
 from core.store.dto import TrajectoryDetail
 
-from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
+from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool
 from cauterule_gui.loop.llm_settings import LlmSettingsDialog, load_config
 from cauterule_gui.plain_text import plain_label
-from cauterule_gui.services import StoreServices
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 PREVIEW_DEBOUNCE_MS = 400
 
@@ -46,12 +51,12 @@ class CandidateEditor(QDialog):
     saved = Signal(int)  # rule id
     preview_shown = Signal(object)  # Preview
 
-    def __init__(self, services: StoreServices, runner: JobRunner, detail: TrajectoryDetail, settings: QSettings,
+    def __init__(self, db: DatabaseExecutor, detail: TrajectoryDetail, settings: QSettings,
                  author: Callable[[QWidget], str | None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("candidateEditor")
         self.setWindowTitle(f"New candidate from {detail.trajectory_id}")
-        self._services, self._runner, self._detail = services, runner, detail
+        self._db, self._detail = db, detail
         self._settings, self._author = settings, author
         self._pool: list[ReplayTrajectory] | None = None
         self._source: ReplayTrajectory | None = None
@@ -121,14 +126,10 @@ class CandidateEditor(QDialog):
 
     # -- preview --------------------------------------------------------------------------
     def _load_pool(self) -> None:
-        store, pk = self._services.store, self._detail.id
-
-        def job(_ctx: JobContext) -> list[ReplayTrajectory]:
-            return load_pool(store)
-
-        handle = self._runner.submit(job, name="candidate pool", pool=JobPool.CPU, key=f"candidate-pool:{id(self)}")
-        handle.result.connect(lambda pool: self._on_pool(pool, pk))
-        handle.error.connect(lambda f: self.preview_label.setText(f"Could not load the pool: {f}"))
+        pk = self._detail.id
+        self._db.query(lambda s: load_pool(s.store), lambda pool: self._on_pool(pool, pk), name="candidate pool",
+                       key=f"candidate-pool:{id(self)}",
+                       on_error=lambda e: self.preview_label.setText(f"Could not load the pool: {e}"))
 
     def _on_pool(self, pool: list[ReplayTrajectory], pk: int) -> None:
         self._pool = pool
@@ -148,16 +149,10 @@ class CandidateEditor(QDialog):
             self.buckets.clear()
             return None
         pool, source = self._pool, self._source
-
-        def job(_ctx: JobContext) -> Preview:
-            return preview(pool, source, trigger, directive or trigger)
-
         self.preview_label.setText("Replaying the draft…")
-        handle = self._runner.submit(job, name="candidate preview", pool=JobPool.CPU,
-                                     key=f"candidate-preview:{id(self)}")
-        handle.result.connect(self._show_preview)
-        handle.error.connect(lambda f: self.preview_label.setText(f"Preview failed: {f}"))
-        return handle
+        return self._db.compute(lambda: preview(pool, source, trigger, directive or trigger), self._show_preview,
+                                name="candidate preview", key=f"candidate-preview:{id(self)}",
+                                on_error=lambda e: self.preview_label.setText(f"Preview failed: {e}"))
 
     def _show_preview(self, p: Preview) -> None:
         self.last_preview = p
@@ -190,7 +185,8 @@ class CandidateEditor(QDialog):
 
         self.suggest_button.setEnabled(False)
         self.suggest_label.setText(f"Asking {config.chat_url} …")
-        handle = self._runner.submit(job, name="LLM suggest", pool=JobPool.CPU, key=f"candidate-suggest:{id(self)}")
+        # Not a store read: the endpoint's answer does not depend on the store.
+        handle = self._db.runner.submit(job, name="LLM suggest", pool=JobPool.CPU, key=f"candidate-suggest:{id(self)}")
         handle.result.connect(self._apply_suggestion)
         handle.error.connect(self._suggest_failed)
         handle.finished.connect(lambda: self.suggest_button.setEnabled(load_config(self._settings).configured))
@@ -212,13 +208,25 @@ class CandidateEditor(QDialog):
         if not author:
             self.preview_label.setText("Saving needs your reviewer name.")
             return
-        try:
-            created = create_candidate(self._services.store, self._detail.id, self.trigger_edit.toPlainText(),
-                                       self.directive_edit.toPlainText(), author,
-                                       because=self.because_edit.toPlainText())
-        except CandidateError as error:
-            self.preview_label.setText(f"Not saved: {error}")
-            return
+        pk, trigger, directive = self._detail.id, self.trigger_edit.toPlainText(), self.directive_edit.toPlainText()
+        because = self.because_edit.toPlainText()
+        self.save_button.setEnabled(False)
+        self.preview_label.setText("Saving the candidate…")
+        handle = self._db.op(lambda s: create_candidate(s.store, pk, trigger, directive, author, because=because),
+                             self._saved, kinds={"rules"}, initiator=self, name="save candidate",
+                             on_error=self._not_saved)
+        if handle is None:
+            self.save_button.setEnabled(True)
+            self.preview_label.setText("Not saved: no store is open.")
+
+    def _saved(self, created: Any) -> None:
         self.saved_rule_id = created.rule_id
         self.saved.emit(created.rule_id)
         self.accept()
+
+    def _not_saved(self, error: BaseException) -> None:
+        self.save_button.setEnabled(True)
+        if isinstance(error, CandidateError):
+            self.preview_label.setText(f"Not saved: {error}")
+        else:
+            self.preview_label.setText(f"Not saved: {type(error).__name__}: {error}")

@@ -1,12 +1,14 @@
 """Metrics tab: cross-session repeat failures (reference §9.2). Pick a baseline and an
 intervention file (or the demo), a window, whether history is carried into it; the card
 plots failures and repeats per session for both arms and lists the 0.3.1 numbers with exact
-counts, Wilson intervals and a per-class table. Reading and counting run in a job."""
+counts, Wilson intervals and a per-class table. Reading the session files and counting run
+on the CPU pool (``executor.compute``: files, not the store); the measurement is then kept
+for ``report`` with an ``executor.op`` (kind ``measurements``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 from PySide6.QtWidgets import (
@@ -25,9 +27,12 @@ from PySide6.QtWidgets import (
 
 from core.loop.cross_session import SessionFileError, compare, parse_window, read_sessions
 
-from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
+from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "cross-session"
 
@@ -68,10 +73,11 @@ def compute(baseline: Path, intervention: Path, window_text: str, carry: bool) -
 
 
 class CrossSessionCard(QWidget):
-    def __init__(self, runner: JobRunner, parent: QWidget | None = None, store: Any = None) -> None:
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None, db: DatabaseExecutor | None = None) -> None:
+        """``db``: the window's executor, to keep the measurement in the store (standalone: not kept)."""
         super().__init__(parent)
         self.setObjectName("crossSessionCard")
-        self._runner, self._store = runner, store
+        self._runner, self._db = runner, db
         self.result: dict[str, Any] | None = None
         self.baseline_edit, self.intervention_edit = QLineEdit(self), QLineEdit(self)
         self.baseline_edit.setObjectName("crossSessionBaseline")
@@ -140,30 +146,40 @@ class CrossSessionCard(QWidget):
         if not self.baseline_edit.text().strip() or not self.intervention_edit.text().strip():
             self.summary.setText("Choose both files first.")
             return None
-        window, carry, store = self.window_edit.text(), self.carry_box.isChecked(), self._store
-
-        def job(_ctx: JobContext) -> dict[str, Any]:
-            data = compute(baseline, intervention, window, carry)
-            if store is not None:
-                from core.loop.saved import save_cross_session
-
-                save_cross_session(store, data)  # `report` shows the last measurement
-            return data
-
+        window, carry = self.window_edit.text(), self.carry_box.isChecked()
         self.compute_button.setEnabled(False)
         self.summary.setText("Counting…")
-        handle = self._runner.submit(job, name="cross-session", pool=JobPool.DB, key=f"cross-session:{id(self)}")
-        handle.result.connect(self.show_result)
-        handle.error.connect(self._failed)
+        handle: JobHandle | None
+        if self._db is not None:
+            handle = self._db.compute(lambda: compute(baseline, intervention, window, carry), self._computed,
+                                      name="cross-session", key=f"cross-session:{id(self)}", on_error=self._failed)
+        else:
+            def job(_ctx: JobContext) -> dict[str, Any]:
+                return compute(baseline, intervention, window, carry)
+
+            handle = self._runner.submit(job, name="cross-session", pool=JobPool.CPU, key=f"cross-session:{id(self)}")
+            handle.result.connect(self.show_result)
+            handle.error.connect(lambda f: self._failed(f.exception or RuntimeError(f.message)))
+        if handle is None:
+            self.compute_button.setEnabled(True)
+            return None
         handle.finished.connect(lambda: self.compute_button.setEnabled(True))
         return handle
 
-    def _failed(self, failure: JobFailure) -> None:
-        error = failure.exception
+    def _computed(self, data: dict[str, Any]) -> None:
+        self.show_result(data)
+        if self._db is not None:
+            from core.loop.saved import save_cross_session
+
+            # `report` shows the last measurement beside the run.
+            self._db.op(lambda s: save_cross_session(s.store, data), kinds={"measurements"}, initiator=self,
+                        name="keep the cross-session measurement")
+
+    def _failed(self, error: BaseException) -> None:
         if isinstance(error, SessionFileError):
             self.summary.setText("Cannot read the session files:\n" + "\n".join(str(i) for i in error.issues[:8]))
         else:
-            self.summary.setText(f"Cannot compute: {failure.message}")
+            self.summary.setText(f"Cannot compute: {error}")
 
     def show_result(self, result: dict[str, Any]) -> None:
         self.result = result

@@ -1,12 +1,15 @@
 """Wire the loop into the main window with hooks only (the panels stay owned by others):
 
 * Corpus tab: a gate panel under the corpus navigator; the trajectory table's Gate and
-  Source columns are filled and filtered from one background job per store change.
+  Source columns are filled and filtered from one read (``executor.query``: every trajectory
+  and rule) and one computation on what it read (``executor.compute``, the CPU pool), again
+  whenever a committed write changes what they show (``LOOP_KINDS``) or the store changes.
 * Review tab: a strip above the evidence buckets (fires at injection, taint badge) and a
   taint badge delegate on the rule table's trigger column.
 * "New candidate from this failure…" (Ctrl+Shift+N, and the context menus of the trajectory
   and evidence tables) opens the candidate editor; a saved candidate is replayed alone so it
-  appears in the Review tab and the promotion queue.
+  appears in the Review tab and the promotion queue. The trajectory is read, and the
+  candidate written (``executor.op``, kind ``rules``), through the window's executor.
 """
 
 from __future__ import annotations
@@ -18,9 +21,16 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QSplitter
 
-from core.loop.views import candidate_taint, gate_summaries, trajectory_info
+from core.loop.injection import PoolItem
+from core.loop.views import (
+    LoopInputs,
+    candidate_taint_of,
+    gate_summaries_of,
+    injection_pool_of,
+    read_loop_inputs,
+    trajectory_info_of,
+)
 
-from cauterule_gui.jobs.runner import JobContext, JobPool
 from cauterule_gui.loop.candidate_editor import CandidateEditor
 from cauterule_gui.loop.gate_panel import GatePanel, LoopData
 from cauterule_gui.loop.rule_strip import RuleLoopStrip
@@ -29,14 +39,21 @@ from cauterule_gui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
+    from cauterule_gui.services import StoreServices
 
 NEW_CANDIDATE_SHORTCUT = "Ctrl+Shift+N"
+# Committed writes that change the gate and the taint badges. (The injection strip follows the
+# rules table, which re-selects its rule, and so re-emits it, whenever it refreshes.)
+LOOP_KINDS = frozenset({"corpora", "rules"})
 
 
-def compute_loop(store: Any) -> tuple[LoopData, dict[int, str]]:
-    info = trajectory_info(store)
-    tainted = {rid: t.report.summary() for rid, t in candidate_taint(store).items() if t.report.tainted}
-    return LoopData(info, gate_summaries(store)), tainted
+def compute_loop(inputs: LoopInputs) -> tuple[LoopData, dict[int, str], list[PoolItem]]:
+    """Gate, taint and the injection pool from what ``read_loop_inputs`` read (no store)."""
+    info = trajectory_info_of(inputs.trajectories)
+    by_pk = {d.id: d for d in inputs.trajectories}
+    tainted = {rid: t.report.summary() for rid, t in candidate_taint_of(inputs.rules, by_pk).items()
+               if t.report.tainted}
+    return LoopData(info, gate_summaries_of(inputs.trajectories)), tainted, injection_pool_of(inputs.trajectories)
 
 
 class LoopController(QObject):
@@ -82,7 +99,7 @@ class LoopController(QObject):
 
         # Review tab: strip above the evidence buckets; badge on the rule table's trigger column.
         evidence = window.workspace.evidence
-        self.strip = RuleLoopStrip(window.runner, evidence)
+        self.strip = RuleLoopStrip(window.db, evidence)
         layout = evidence.layout()
         layout.insertWidget(layout.indexOf(evidence.status_label) + 1, self.strip)
         from cauterule_gui.models.rule_table_model import COL_TRIGGER, RULE_ID_ROLE
@@ -109,25 +126,26 @@ class LoopController(QObject):
         self._reload_timer.timeout.connect(self.reload)
         # The corpus model resets on import, refresh and store switch: recompute then.
         window.corpus_model.modelReset.connect(self._reload_timer.start)
+        # Like every tab: committed writes of the kinds these views show refresh them.
+        window.db.changes_applied.connect(self._changes_applied)
         self.reload()
+
+    def _changes_applied(self, kinds: frozenset[str], _initiator: object = None) -> None:
+        if kinds & LOOP_KINDS:
+            self._reload_timer.start()
 
     # -- gate / taint data ------------------------------------------------------------------
     def reload(self) -> Any:
-        services = self.window.services
-        if services is None:
-            return None
-        store = services.store
+        """Read every trajectory and rule (read pool), then compute gate and taint (CPU pool)."""
+        return self.window.db.query(read_loop_inputs_of, self._compute, name="gate and taint: read", key="loop:read")
 
-        def job(_ctx: JobContext) -> tuple[LoopData, dict[int, str]]:
-            return compute_loop(store)
+    def _compute(self, inputs: LoopInputs) -> None:
+        self.window.db.compute(lambda: compute_loop(inputs), self._on_data, name="gate and taint", key="loop:data")
 
-        handle = self.window.runner.submit(job, name="gate and taint", pool=JobPool.CPU, key="loop:data")
-        handle.result.connect(self._on_data)
-        return handle
-
-    def _on_data(self, value: tuple[LoopData, dict[int, str]]) -> None:
-        data, tainted = value
+    def _on_data(self, value: tuple[LoopData, dict[int, str], list[PoolItem]]) -> None:
+        data, tainted, pool = value
         self.data = data
+        self.strip.set_pool(pool)  # the strip compares a rule against it without reading it again
         self.window.trajectory_model.set_loop_info(data.info)
         for badge in (self.rule_badge, self.queue_badge):
             badge.set_tainted(tainted)
@@ -156,8 +174,7 @@ class LoopController(QObject):
         self.window.show_trajectory(pk)
 
     def _on_rule_selected(self, rule: Any) -> None:
-        services = self.window.services
-        self.strip.show_rule(services.store if services else None, rule)
+        self.strip.show_rule(rule)
 
     # -- new candidate ----------------------------------------------------------------------
     def current_trajectory(self) -> int | None:
@@ -167,29 +184,37 @@ class LoopController(QObject):
             return outcome.trajectory_pk if outcome is not None else None
         return window.table_panel.current_pk()
 
-    def new_candidate(self, pk: int | None = None) -> CandidateEditor | None:
-        window, services = self.window, self.window.services
+    def new_candidate(self, pk: int | None = None) -> None:
+        """Read the trajectory (off the GUI thread), then open the editor on it (``editor_opened``)."""
+        window = self.window
         pk = pk if isinstance(pk, int) and not isinstance(pk, bool) else self.current_trajectory()
-        if services is None or pk is None:
+        if window.services is None or pk is None:
             window.statusBar().showMessage("Select a trajectory first (Corpus tab, or a row of the evidence).", 8000)
-            return None
-        detail = services.corpora.get_trajectory(pk)
+            return
+        window.db.query(lambda s: s.corpora.get_trajectory(pk), self._open_editor, name="candidate source",
+                        key="loop:candidate")
+
+    def _open_editor(self, detail: Any) -> None:
+        window = self.window
         if detail is None:
-            return None
-        editor = CandidateEditor(services, window.runner, detail, window._settings,  # noqa: SLF001 - the window's settings
+            window.statusBar().showMessage("That trajectory is no longer in the store.", 8000)
+            return
+        editor = CandidateEditor(window.db, detail, window._settings,  # noqa: SLF001 - the window's settings
                                  window.identity.require, window)
         editor.saved.connect(self._on_saved)
         editor.finished.connect(lambda _r: editor.deleteLater())
         self.editor = editor
         editor.open()
         self.editor_opened.emit(editor)
-        return editor
 
     def _on_saved(self, rule_id: int) -> None:
         window = self.window
         window.statusBar().showMessage(f"Candidate rule {rule_id} saved; replaying it…", 8000)
-        window.replay.start(f"new candidate {rule_id}", [rule_id])
-        self._reload_timer.start()
+        window.replay.start(f"new candidate {rule_id}", [rule_id])  # its write announced "rules": the badges reload
+
+
+def read_loop_inputs_of(services: StoreServices) -> LoopInputs:
+    return read_loop_inputs(services.store)
 
 
 def install_loop(window: MainWindow) -> LoopController:

@@ -1,21 +1,25 @@
 """Review tab, beside a rule's replay evidence: where the rule fires at injection (0.3.1's
 substring matcher, no domain filter) against replay's prevented / broken sets, precision on
-that pool with its interval, and a badge when the rule's source trajectory is tainted."""
+that pool with its interval, and a badge when the rule's source trajectory is tainted.
+Read through the window's database executor (``query``), never on the GUI thread."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QListWidget, QPushButton, QVBoxLayout, QWidget
 
-from core.loop.injection import InjectionOverlap
+from core.loop.injection import InjectionOverlap, PoolItem
 from core.loop.views import CandidateTaint, candidate_taint, injection_for_run
 from core.store.engine import Store
 
-from cauterule_gui.jobs.runner import JobContext, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 
 @dataclass(frozen=True)
@@ -26,10 +30,11 @@ class StripData:
     names: dict[int, str]  # pk -> "trajectory_id (corpus)"
 
 
-def strip_data(store: Store, rule_id: int, run_id: int) -> StripData:
+def strip_data(store: Store, rule_id: int, run_id: int, pool: Sequence[PoolItem] | None = None) -> StripData:
+    """The strip of one rule (``pool``: the injection pool when the caller has it already)."""
     from core.store.corpus_repo import CorpusRepository
 
-    overlap = injection_for_run(store, run_id, [rule_id]).get(rule_id)
+    overlap = injection_for_run(store, run_id, [rule_id], pool).get(rule_id)
     taint = candidate_taint(store, [rule_id]).get(rule_id)
     pks = set(overlap.fired + overlap.prevented_not_fired + overlap.broken_not_fired) if overlap else set()
     names = {d.id: f"{d.trajectory_id} ({d.corpus})" for d in CorpusRepository(store).get_trajectories(sorted(pks))}
@@ -61,11 +66,12 @@ def taint_text(t: CandidateTaint | None) -> str:
 class RuleLoopStrip(QWidget):
     shown = Signal(object)  # StripData
 
-    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, db: DatabaseExecutor, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ruleLoopStrip")
-        self._runner = runner
+        self._db = db
         self.data: StripData | None = None
+        self._pool: tuple[object, list[PoolItem]] | None = None  # (the store's services, its injection pool)
         self.taint_label = plain_label("", self)
         self.taint_label.setObjectName("ruleTaintBadge")
         self.taint_label.setWordWrap(True)
@@ -87,24 +93,24 @@ class RuleLoopStrip(QWidget):
         layout.addWidget(self.taint_label)
         layout.addLayout(row)
 
-    def show_rule(self, store: Store | None, rule: Any) -> Any:
-        """``rule``: a WorkspaceRule (or None). Computes in a CPU job; drawing on return."""
-        if store is None or rule is None:
+    def show_rule(self, rule: Any) -> Any:
+        """``rule``: a WorkspaceRule (or None). Read through the executor; drawn on return."""
+        if rule is None or self._db.services() is None:
             self.data = None
             self.injection_label.setText("")
             self.taint_label.hide()
             self.details_button.setEnabled(False)
             return None
         rule_id, run_id = int(rule.rule_id), int(rule.run_id)
+        pool = self._pool[1] if self._pool is not None and self._pool[0] is self._db.services() else None
         self.injection_label.setText("Fires at injection on: computing…")
+        return self._db.query(lambda s: strip_data(s.store, rule_id, run_id, pool), self._show,
+                              name="injection preview", key=f"rule-strip:{id(self)}",
+                              on_error=lambda e: self.injection_label.setText(f"Fires at injection on: failed ({e})"))
 
-        def job(_ctx: JobContext) -> StripData:
-            return strip_data(store, rule_id, run_id)
-
-        handle = self._runner.submit(job, name="injection preview", pool=JobPool.CPU, key=f"rule-strip:{id(self)}")
-        handle.result.connect(self._show)
-        handle.error.connect(lambda f: self.injection_label.setText(f"Fires at injection on: failed ({f})"))
-        return handle
+    def set_pool(self, pool: list[PoolItem]) -> None:
+        """The open store's injection pool (computed with the loop's data): not read per rule."""
+        self._pool = (self._db.services(), pool)
 
     def _show(self, data: StripData) -> None:
         self.data = data

@@ -107,8 +107,14 @@ def main(out: Path) -> None:
 
     window.tabs.setCurrentWidget(window.splitter)
     pk = next(d.id for d in store_trajectories(window.services.store) if d.trajectory_id == "DF-GIT-001-push-non-ff")
-    editor = window.loop.new_candidate(pk)
-    assert editor is not None
+    opened: list[object] = []
+    window.loop.editor_opened.connect(opened.append)
+    window.loop.new_candidate(pk)  # the trajectory is read off the GUI thread, then the editor opens
+    _wait(app, lambda: bool(opened))
+    editor = opened[0]
+    from cauterule_gui.loop.candidate_editor import CandidateEditor
+
+    assert isinstance(editor, CandidateEditor)
     editor.resize(900, 620)
     _wait(app, lambda: editor.last_preview is not None)
     _grab(editor, out / "loop-candidate-editor.png")

@@ -1,21 +1,30 @@
 """One bucket of a rule's evidence: the trajectories replay put there, with why.
 
-Small lists (one rule's bucket), so the model holds them all. Each row shows the view and
-floor that matched and the score, whether this reviewer has opened or waived it (that is
-what gates approval for broken rows) and their agreement mark.
+A bucket can hold 10^4 rows, so the model holds only the rows read so far: the first page
+comes with the evidence board (``core.store.evidence_pages.evidence_board``), and every
+later page is read through the window's ``DatabaseExecutor`` when the view asks for it
+(``canFetchMore`` / ``fetchMore``, the pattern of ``PagedTableModel``): the rows are inserted
+when they arrive, ``canFetchMore`` says no while a page is on its way, and an answer for a
+bucket or result that is no longer shown is dropped. ``data()`` never reads the store.
+Each row shows the view and floor that matched and the score, whether this reviewer has
+opened or waived it (that is what gates approval for broken rows) and their agreement mark.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from core.store.evidence_pages import PAGE, evidence_page
 from core.store.replay_repo import StoredOutcome
 
 from cauterule_gui.models.formatting import MARK_TEXT, number, signed
 from cauterule_gui.plain_text import plain_tooltip
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -34,19 +43,37 @@ OUTCOME_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class EvidenceTableModel(QAbstractTableModel):
-    def __init__(self, parent: Any = None) -> None:
+    page_loaded = Signal()  # a later page's rows are in
+    page_failed = Signal(str)  # a later page could not be read (why)
+
+    def __init__(self, parent: Any = None, page_size: int = PAGE) -> None:
         super().__init__(parent)
         self.bucket = "prevented"
-        self._rows: Sequence[StoredOutcome] = []
+        self.result_id: int | None = None
+        self.total = 0  # rows in the bucket, read or not
+        self._page = page_size
+        self._rows: list[StoredOutcome] = []
         self._viewed: set[int] = set()
         self._waived: dict[int, str] = {}
         self._marks: dict[int | None, str] = {}
+        self._db: DatabaseExecutor | None = None
+        self._generation = 0  # bumped by every set_rows: a page for older rows is dropped
+        self._pending = False
+        self._after_page: list[Callable[[], None]] = []
 
-    def set_rows(self, bucket: str, rows: Sequence[StoredOutcome], viewed: set[int],
-                 waived: Mapping[int, str], marks: Mapping[int | None, str]) -> None:
+    def set_executor(self, db: DatabaseExecutor | None) -> None:
+        """Later pages are read through ``db`` (off the GUI thread); without one, none are."""
+        self._db = db
+
+    def set_rows(self, bucket: str, result_id: int | None, rows: list[StoredOutcome], total: int,
+                 viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str]) -> None:
+        """Show a bucket: its first rows (read with the board) and how many it holds in all."""
         self.beginResetModel()
-        self.bucket = bucket
-        self._rows = rows  # a paged sequence (PagedOutcomes): rows are read as they are shown
+        self._generation += 1
+        self._pending = False
+        self._after_page.clear()
+        self.bucket, self.result_id, self.total = bucket, result_id, max(total, len(rows))
+        self._rows = list(rows)
         self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
         self.endResetModel()
 
@@ -60,7 +87,62 @@ class EvidenceTableModel(QAbstractTableModel):
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, trajectory_pk: int) -> int | None:
+        """The row of a trajectory among the rows read so far."""
         return next((i for i, o in enumerate(self._rows) if o.trajectory_pk == trajectory_pk), None)
+
+    @property
+    def busy(self) -> bool:
+        return self._pending
+
+    # -- later pages, through the executor -----------------------------------------------
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 - Qt signature
+        return (not parent.isValid() and not self._pending and self._db is not None
+                and self.result_id is not None and len(self._rows) < self.total)
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        if not self.canFetchMore(parent) or self._db is None or self.result_id is None:
+            return
+        result_id, bucket, offset, limit = self.result_id, self.bucket, len(self._rows), self._page
+        generation = self._generation
+        self._pending = True
+        handle = self._db.query(lambda s: evidence_page(s.store, result_id, bucket, offset, limit),
+                                lambda rows: self._insert(generation, offset, rows), name="evidence page",
+                                on_error=lambda error: self._failed(generation, error))
+        if handle is None:  # no store open
+            self._pending = False
+
+    def fetch_more_then(self, then: Callable[[], None]) -> bool:
+        """Read the next page and call ``then`` once it is in; False when there is none to read."""
+        if not self._pending and not self.canFetchMore():
+            return False
+        self._after_page.append(then)
+        if not self._pending:
+            self.fetchMore()
+        return True
+
+    def _insert(self, generation: int, offset: int, rows: list[StoredOutcome]) -> None:
+        if generation != self._generation:
+            return  # another bucket or result is shown now (set_rows cleared the page on its way)
+        self._pending = False
+        if offset != len(self._rows):
+            return  # cannot happen while one page at a time is asked for; never insert out of order
+        if not rows:
+            self.total = len(self._rows)  # fewer rows than counted (a trajectory deleted): stop
+        else:
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
+            self._rows.extend(rows)
+            self.endInsertRows()
+        self.page_loaded.emit()
+        waiting, self._after_page = self._after_page, []
+        for then in waiting:
+            then()
+
+    def _failed(self, generation: int, error: BaseException) -> None:
+        if generation == self._generation:
+            self._pending = False
+            self._after_page.clear()
+            self.total = len(self._rows)  # stop asking (a scroll would ask again at once)
+            self.page_failed.emit(f"{type(error).__name__}: {error}")
 
     # -- Qt model interface ------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008

@@ -5,11 +5,16 @@ Selecting a row opens the trajectory in the review viewer. A row the reviewer se
 (mouse, arrows, ``]`` / ``[``) is a deliberate open, which is what counts towards the
 approval gate for broken rows; the automatic first-row preview when a rule is shown is not,
 and broken rows are never auto-opened.
+
+The board (``EvidenceBundle``) brings each bucket's size and first page; switching buckets
+shows that page at once, and deeper rows are read by the model through the executor as the
+table scrolls (or as ``]`` walks past the rows read). Nothing here reads the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -25,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.store.evidence_pages import EvidenceBundle
 from core.store.replay_repo import StoredOutcome, StoredResult
 from core.store.workspace_query import BUCKETS, WorkspaceRule
 
@@ -42,6 +48,9 @@ from cauterule_gui.models.formatting import (
     rate,
 )
 from cauterule_gui.plain_text import plain_label
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 AUTO_OPEN_ORDER = ("prevented", "near_miss", "missed")
 
@@ -80,7 +89,8 @@ class EvidencePanel(QWidget):
         super().__init__(parent)
         self.rule: WorkspaceRule | None = None
         self.result: StoredResult | None = None
-        self._outcomes: dict[str, Sequence[StoredOutcome]] = {b: [] for b in BUCKETS}
+        self._board: EvidenceBundle | None = None
+        self._unopened = 0  # broken rows this reviewer has neither opened nor waived
         self._viewed: set[int] = set()
         self._waived: dict[int, str] = {}
         self._marks: dict[int | None, str] = {}
@@ -129,6 +139,7 @@ class EvidencePanel(QWidget):
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
         self.model = EvidenceTableModel(self)
+        self.model.page_failed.connect(lambda why: self.show_message(f"Could not read more rows of this bucket: {why}"))
         self.view = QTableView(self)
         self.view.setObjectName("evidenceTable")
         self.view.setAccessibleName("Evidence trajectories")
@@ -186,29 +197,45 @@ class EvidencePanel(QWidget):
         self.row_bar.addStretch(1)
 
     # -- showing a rule ----------------------------------------------------------------
-    def show_rule(self, rule: WorkspaceRule | None, result: StoredResult | None,
-                  outcomes: Mapping[str, Sequence[StoredOutcome]], viewed: set[int], waived: Mapping[int, str],
-                  marks: Mapping[int | None, str], *, keep_bucket: bool = False) -> None:
+    def set_executor(self, db: DatabaseExecutor | None) -> None:
+        """Deeper pages of a bucket are read through ``db`` (off the GUI thread)."""
+        self.model.set_executor(db)
+
+    def count(self, bucket: str) -> int:
+        """Rows in a bucket of the shown result (read or not)."""
+        return self._board.total(bucket) if self._board is not None else 0
+
+    def show_rule(self, rule: WorkspaceRule | None, board: EvidenceBundle | None, *, keep_bucket: bool = False) -> None:
+        result = board.result if board is not None else None
         same_result = (self.result is not None and result is not None and self.result.id == result.id)
-        previous_pk = self.current_outcome().trajectory_pk if same_result and self.current_outcome() else None
-        self.rule, self.result = rule, result
-        self._outcomes = {b: outcomes.get(b, ()) for b in BUCKETS}  # paged: rows are read as shown
-        self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
+        shown = self.current_outcome() if same_result else None
+        previous_pk = shown.trajectory_pk if shown is not None else None
+        self.rule, self.result, self._board = rule, result, board
+        if board is None:
+            self._viewed, self._waived, self._marks, self._unopened = set(), {}, {}, 0
+        else:
+            self._viewed, self._waived, self._marks = set(board.viewed), dict(board.waived), dict(board.marks)
+            self._unopened = board.unopened_broken
         self._show_header()
         for i, bucket in enumerate(BUCKETS):
-            count = len(self._outcomes[bucket])
+            count = self.count(bucket)
             symbol = BUCKET_SYMBOLS[bucket]
-            self.tabs.setTabText(i, f"{symbol} {BUCKET_TITLES[bucket]} ({count})")
-            self.tabs.setTabToolTip(i, f"{count} {BUCKET_TITLES[bucket].lower()} trajector{'y' if count == 1 else 'ies'}")
+            self.tabs.setTabText(i, f"{symbol} {BUCKET_TITLES[bucket]} ({count:,})")
+            self.tabs.setTabToolTip(i, f"{count:,} {BUCKET_TITLES[bucket].lower()} trajector{'y' if count == 1 else 'ies'}")
         if same_result or keep_bucket:
-            self._load_bucket(self.bucket, select_pk=previous_pk)
+            self._load_bucket(self.bucket)
+            if previous_pk is not None:
+                self._seek(previous_pk, lambda row: self._select(row, deliberate=False))
             return
-        bucket = next((b for b in AUTO_OPEN_ORDER if self._outcomes[b]), "broken" if self._outcomes["broken"] else
-                      "prevented")
+        bucket = next((b for b in AUTO_OPEN_ORDER if self.count(b)), "broken" if self.count("broken") else "prevented")
         self.set_bucket(bucket, auto_open=bucket != "broken")
 
-    def update_flags(self, viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str]) -> None:
+    def update_flags(self, viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str],
+                     unopened: int | None = None) -> None:
+        """The reviewer's flags changed; ``unopened`` (broken rows left to open) when it was read."""
         self._viewed, self._waived, self._marks = set(viewed), dict(waived), dict(marks)
+        if unopened is not None:
+            self._unopened = unopened
         self.model.update_flags(self._viewed, self._waived, self._marks)
         self._show_header()
 
@@ -244,10 +271,8 @@ class EvidencePanel(QWidget):
         if rule.decision_reason:
             status += f": {rule.decision_reason}"
         mark = MARK_TEXT.get(self._marks.get(None, ""), "not marked")
-        unopened = [o.trajectory_id for o in self._outcomes["broken"]
-                    if o.trajectory_pk not in self._viewed and o.trajectory_pk not in self._waived]
-        gate = (f"   ·   ⚠ {len(unopened)} broken not yet opened or waived" if unopened
-                else ("   ·   ✓ every broken trajectory opened or waived" if self._outcomes["broken"] else ""))
+        gate = (f"   ·   ⚠ {self._unopened:,} broken not yet opened or waived" if self._unopened
+                else ("   ·   ✓ every broken trajectory opened or waived" if self.count("broken") else ""))
         self.status_label.setText(f"Status: {status}   ·   your verdict mark: {mark}{gate}")
 
     # -- buckets and rows --------------------------------------------------------------
@@ -267,24 +292,27 @@ class EvidencePanel(QWidget):
             self.evidence_opened.emit(None, False)
         self.bucket_changed.emit(bucket)
 
-    def _load_bucket(self, bucket: str, select_pk: int | None = None) -> None:
+    def _load_bucket(self, bucket: str) -> None:
+        board = self._board
         self._programmatic = True
         try:
-            self.model.set_rows(bucket, self._outcomes[bucket], self._viewed, self._waived, self._marks)
+            self.model.set_rows(bucket, board.result.id if board is not None and board.result is not None else None,
+                                board.first_rows.get(bucket, []) if board is not None else [], self.count(bucket),
+                                self._viewed, self._waived, self._marks)
         finally:
             self._programmatic = False
-        empty = not self._outcomes[bucket]
+        empty = not self.count(bucket)
         self.empty_label.setText(f"No {BUCKET_TITLES[bucket].lower()} trajectories for this rule." if empty else "")
         self.empty_label.setVisible(empty)
-        if select_pk is not None and (row := self.model.row_of(select_pk)) is not None:
-            self._programmatic = True
-            try:
-                self.view.selectionModel().setCurrentIndex(
-                    self.model.index(row, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
-                )
-            finally:
-                self._programmatic = False
+
+    def _seek(self, pk: int, found: Callable[[int], None], missing: Callable[[], None] | None = None) -> None:
+        """Call ``found(row)`` once the trajectory's row is read: now, or after the pages before
+        it arrive (read through the executor); ``missing()`` when the bucket has no such row."""
+        row = self.model.row_of(pk)
+        if row is not None:
+            found(row)
+        elif not self.model.fetch_more_then(lambda: self._seek(pk, found, missing)) and missing is not None:
+            missing()
 
     def _on_tab_changed(self, index: int) -> None:
         if 0 <= index < len(BUCKETS):
@@ -310,25 +338,30 @@ class EvidencePanel(QWidget):
         if not self.model.rowCount():
             return
         row = self.view.currentIndex().row()
-        target = 0 if row < 0 else min(max(row + step, 0), self.model.rowCount() - 1)
-        if target == row:
-            return
-        self._select(target, deliberate=True)
+        wanted = 0 if row < 0 else max(row + step, 0)
+        if wanted >= self.model.rowCount() and self.model.fetch_more_then(lambda: self._move_to(row, wanted)):
+            return  # past the rows read: move when the next page is in
+        self._move_to(row, wanted)
+
+    def _move_to(self, row: int, wanted: int) -> None:
+        if self.view.currentIndex().row() != row:
+            return  # the reviewer moved on while the page was read
+        target = min(wanted, self.model.rowCount() - 1)
+        if target != row and target >= 0:
+            self._select(target, deliberate=True)
 
     def restore_row(self, bucket: str, pk: int) -> bool:
         """Resume: show that row again without counting it as a new open (it was opened, and
-        recorded, when the reviewer selected it before the restart)."""
+        recorded, when the reviewer selected it before the restart). A row past the first page
+        is selected when its page has been read; False for an unknown bucket."""
         if bucket not in BUCKETS:
             return False
         self.tabs.blockSignals(True)
         self.tabs.setCurrentIndex(BUCKETS.index(bucket))
         self.tabs.blockSignals(False)
         self._load_bucket(bucket)
-        row = self.model.row_of(pk)
-        if row is None:
-            return False
-        self._select(row, deliberate=False)
         self.bucket_changed.emit(bucket)
+        self._seek(pk, lambda row: self._select(row, deliberate=False))
         return True
 
     def current_outcome(self) -> StoredOutcome | None:

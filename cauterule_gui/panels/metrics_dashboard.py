@@ -14,7 +14,7 @@ services and the job runner, nothing from the main window.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -35,6 +35,9 @@ from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
 from cauterule_gui.services import StoreServices
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 ONE_COLUMN_BELOW = 1500  # px of panel width
 LAYOUT = {  # name -> (row, column, column span)
@@ -78,7 +81,7 @@ class MetricsDashboardPanel(QWidget):
     refresh_failed = Signal(str)
 
     def __init__(self, services: StoreServices, runner: JobRunner, parent: QWidget | None = None, *,
-                 run_id: int | None = None, semantic: bool = False) -> None:
+                 run_id: int | None = None, semantic: bool = False, db: DatabaseExecutor | None = None) -> None:
         super().__init__(parent)
         self._services = services
         self._runner = runner
@@ -113,7 +116,7 @@ class MetricsDashboardPanel(QWidget):
             self.cards[name] = FigureCard(name, figures.TITLES[name], draw, size, body)
         from cauterule_gui.loop.cross_session_card import CrossSessionCard  # §9.2 card (H15)
 
-        self.cross_session = CrossSessionCard(runner, body, store=services.store)
+        self.cross_session = CrossSessionCard(runner, body, db=db)
         self.columns = 0
         self._arrange(2)
         scroll = QScrollArea(self)

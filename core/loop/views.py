@@ -1,9 +1,14 @@
 """The loop's parts computed over a store: gate per trajectory, taint per candidate, where a
-rule fires at injection against its replay evidence, tainted approvals. Read-only, Qt-free;
-the GUI calls these from worker threads and the CLI / report call them directly."""
+rule fires at injection against its replay evidence, tainted approvals. Read-only, Qt-free.
+
+Each view is a read (``read_loop_inputs``: every trajectory and rule, once) followed by pure
+computation on what was read (``*_of`` functions), so the GUI reads through its database
+executor's read pool and computes on the CPU pool; the CLI and the report call the store
+versions (read and compute in one call) directly."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +16,7 @@ from core.loop.gate import GATE_MODES, CorpusGateSummary, GateMode, GateRow, Gat
 from core.loop.injection import InjectionOverlap, InjectionRule, PoolItem, overlap
 from core.loop.taint import TaintJustificationRequired, TaintReport, check_approval, scan_record
 from core.store.corpus_repo import CorpusRepository
-from core.store.dto import RuleInfo
+from core.store.dto import RuleInfo, TrajectoryDetail
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository, append_audit
@@ -28,10 +33,26 @@ class TrajectoryLoopInfo:
     taint: TaintReport
 
 
+@dataclass(frozen=True)
+class LoopInputs:
+    """What the loop views need from a store, read in one go (then computed without it)."""
+
+    trajectories: list[TrajectoryDetail]
+    rules: list[RuleInfo]
+
+
+def read_loop_inputs(store: Store) -> LoopInputs:
+    return LoopInputs(CorpusRepository(store).get_trajectories(), RuleRepository(store).list_rules())
+
+
 def trajectory_info(store: Store) -> dict[int, TrajectoryLoopInfo]:
     """Gate (both modes) and taint for every trajectory, by primary key."""
+    return trajectory_info_of(CorpusRepository(store).get_trajectories())
+
+
+def trajectory_info_of(trajectories: Iterable[TrajectoryDetail]) -> dict[int, TrajectoryLoopInfo]:
     out = {}
-    for d in CorpusRepository(store).get_trajectories():
+    for d in trajectories:
         record = d.record
         out[d.id] = TrajectoryLoopInfo(d.id, gate_record(record, "strict"), gate_record(record, "relaxed"),
                                        scan_record(record))
@@ -39,8 +60,13 @@ def trajectory_info(store: Store) -> dict[int, TrajectoryLoopInfo]:
 
 
 def gate_summaries(store: Store, modes: tuple[GateMode, ...] = GATE_MODES) -> list[CorpusGateSummary]:
+    return gate_summaries_of(CorpusRepository(store).get_trajectories(), modes)
+
+
+def gate_summaries_of(trajectories: Iterable[TrajectoryDetail],
+                      modes: tuple[GateMode, ...] = GATE_MODES) -> list[CorpusGateSummary]:
     rows = []
-    for d in CorpusRepository(store).get_trajectories():
+    for d in trajectories:
         record = d.record
         rows += [GateRow(d.id, d.corpus, d.trajectory_id, d.expected_outcome, gate_record(record, m)) for m in modes]
     return summarise(rows)
@@ -58,10 +84,14 @@ def candidate_taint(store: Store, rule_ids: list[int] | None = None) -> dict[int
     """Taint of each rule's source trajectory (rules without a stored source are absent)."""
     rules = RuleRepository(store).list_rules(ids=rule_ids)
     pks = sorted({r.source_trajectory_pk for r in rules if r.source_trajectory_pk})
-    details = {d.id: d for d in CorpusRepository(store).get_trajectories(pks)} if pks else {}
+    details = CorpusRepository(store).get_trajectories(pks) if pks else []
+    return candidate_taint_of(rules, {d.id: d for d in details})
+
+
+def candidate_taint_of(rules: Iterable[RuleInfo], trajectories: Mapping[int, TrajectoryDetail]) -> dict[int, CandidateTaint]:
     out = {}
     for rule in rules:
-        detail = details.get(rule.source_trajectory_pk or -1)
+        detail = trajectories.get(rule.source_trajectory_pk or -1)
         if detail is not None:
             out[rule.id] = CandidateTaint(rule, detail.trajectory_id, scan_record(detail.record))
     return out
@@ -116,7 +146,11 @@ def taint_summary(store: Store) -> dict[str, Any]:
 
 # -- injection ------------------------------------------------------------------------------
 def injection_pool(store: Store) -> list[PoolItem]:
-    return [PoolItem(d.id, d.task, d.success) for d in CorpusRepository(store).get_trajectories()]
+    return injection_pool_of(CorpusRepository(store).get_trajectories())
+
+
+def injection_pool_of(trajectories: Iterable[TrajectoryDetail]) -> list[PoolItem]:
+    return [PoolItem(d.id, d.task, d.success) for d in trajectories]
 
 
 def injection_rule(rule: RuleInfo) -> InjectionRule:
@@ -124,19 +158,19 @@ def injection_rule(rule: RuleInfo) -> InjectionRule:
 
 
 def injection_for_run(store: Store, run_id: int, rule_ids: list[int] | None = None,
-                      pool: list[PoolItem] | None = None) -> dict[int, InjectionOverlap]:
-    """Per rule replayed in ``run_id``: where it fires at injection vs replay's buckets."""
+                      pool: Sequence[PoolItem] | None = None) -> dict[int, InjectionOverlap]:
+    """Per rule replayed in ``run_id``: where it fires at injection vs replay's buckets. Only
+    the prevented and broken rows are read (the comparison needs nothing else)."""
     replay = ReplayRepository(store)
     rules = {r.id: r for r in RuleRepository(store).list_rules(ids=rule_ids)}
-    items = pool if pool is not None else injection_pool(store)
+    items = list(pool) if pool is not None else injection_pool(store)
     out = {}
     for result in replay.results(run_id):
         rule = rules.get(result.rule_id)
         if rule is None:
             continue
-        outcomes = replay.outcomes(result.id)
-        prevented = [o.trajectory_pk for o in outcomes if o.bucket == "prevented"]
-        broken = [o.trajectory_pk for o in outcomes if o.bucket == "broken"]
+        prevented = [o.trajectory_pk for o in replay.outcomes(result.id, "prevented")]
+        broken = [o.trajectory_pk for o in replay.outcomes(result.id, "broken")]
         # The replayed version's text, not the latest one: the evidence belongs to it.
         when = InjectionRule(result.trigger, injection_rule(rule).context)
         out[result.rule_id] = overlap(when, items, prevented, broken, rule.source_trajectory_pk)
@@ -144,4 +178,5 @@ def injection_for_run(store: Store, run_id: int, rule_ids: list[int] | None = No
 
 
 __all__ = ["TaintJustificationRequired", "guard_approval", "trajectory_info", "gate_summaries", "candidate_taint",
-           "taint_summary", "injection_for_run", "injection_pool", "TAINTED_APPROVAL"]
+           "taint_summary", "injection_for_run", "injection_pool", "TAINTED_APPROVAL", "LoopInputs",
+           "read_loop_inputs", "trajectory_info_of", "gate_summaries_of", "candidate_taint_of", "injection_pool_of"]

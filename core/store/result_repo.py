@@ -19,16 +19,13 @@ from sqlalchemy import text
 
 from core.store import workspace_groups as groups
 from core.store.engine import Store
-from core.store.evidence_pages import PagedOutcomes, evidence_counts, evidence_page
+from core.store.evidence_pages import EvidenceBundle, evidence_board, evidence_counts, evidence_page
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
-from core.store.review_repo import waived_in
 from core.store.workspace_query import (
-    BUCKETS,
     DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
     SORT_KEYS,
     BucketMove,
-    EvidenceBundle,
     RulePage,
     WorkspaceFilter,
     WorkspaceRule,
@@ -189,40 +186,9 @@ class ResultRepository:
             return _stored_result(row) if row is not None else None
 
     def evidence_bundle(self, result_id: int, reviewer: str | None) -> EvidenceBundle:
-        with self._store.read_session() as session:
-            row = session.execute(
-                text(
-                    """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
-                              r.origin, r.kind, r.domain AS rule_domain, r.source_trajectory
-                       FROM replay_result rr JOIN rule_version rv ON rv.id = rr.rule_version_id
-                       JOIN rule r ON r.id = rv.rule_id WHERE rr.id = :id"""
-                ),
-                {"id": result_id},
-            ).mappings().first()
-            flags: dict[str, Any] = {"viewed": [], "waived": {}, "marks": []}
-            if reviewer:
-                params = {"r": reviewer, "res": result_id}
-                flags["viewed"] = session.execute(
-                    text("SELECT trajectory_pk FROM evidence_view WHERE reviewer = :r AND result_id = :res"), params
-                ).all()
-                flags["waived"] = waived_in(session, reviewer, result_id)
-                flags["marks"] = session.execute(
-                    text("SELECT trajectory_pk, mark FROM agreement_mark WHERE reviewer = :r AND result_id = :res "
-                         "ORDER BY id"), params
-                ).all()
-        # Each bucket reads its rows a page at a time as the table scrolls: a result with
-        # 10^4 evidence rows opens by reading one page, not all of them.
-        counts = evidence_counts(self._store, result_id)
-        buckets = (*BUCKETS, *sorted(set(counts) - set(BUCKETS)))
-        outcomes: dict[str, Sequence[StoredOutcome]] = {
-            b: PagedOutcomes(self._store, result_id, b, counts.get(b, 0)) for b in buckets
-        }
-        return EvidenceBundle(
-            result=_stored_result(row) if row is not None else None, outcomes=outcomes,
-            viewed=frozenset(int(v[0]) for v in flags["viewed"]),
-            waived=flags["waived"],
-            marks={(None if m[0] is None else int(m[0])): str(m[1]) for m in flags["marks"]},
-        )
+        """The evidence board of a result: bucket sizes and first pages, never every row
+        (``evidence_pages.evidence_board``)."""
+        return evidence_board(self._store, result_id, reviewer)
 
     def evidence_counts(self, result_id: int) -> dict[str, int]:
         """Rows per bucket of one result (what the bucket tabs show before any row is read)."""

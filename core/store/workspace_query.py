@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.store.replay_repo import StoredOutcome, StoredResult
-
 BUCKETS = ("prevented", "broken", "near_miss", "missed")
 
 
@@ -81,17 +79,6 @@ class RulePage:
     rules: int = -1  # rules behind the rows; -1: the same as total
     # page_groups: group key -> every rule of the group, in the table's order (the first is the row)
     members: dict[str, list[WorkspaceRule]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EvidenceBundle:
-    """Everything the evidence board shows for one result, read in one session."""
-
-    result: StoredResult | None
-    outcomes: dict[str, Sequence[StoredOutcome]]  # PagedOutcomes from evidence_bundle
-    viewed: frozenset[int]
-    waived: dict[int, str]
-    marks: dict[int | None, str]
 
 
 @dataclass(frozen=True)

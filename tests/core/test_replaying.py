@@ -102,23 +102,6 @@ def test_saved_outcomes_equal_the_engine_outcomes(store: Store) -> None:
             result.verdict, len(result.prevented), len(result.missed))
 
 
-def test_evidence_pages_read_one_bucket_page_in_the_bundle_order(store: Store) -> None:
-    from core.store.result_repo import ResultRepository
-
-    materialise_expected_rules(store)
-    summary = run_replay(store, REFERENCE_0_3_1)
-    repo = ReplayRepository(store)
-    results = ResultRepository(store)
-    result = max(repo.results(summary.run_id), key=lambda r: r.missed_n)
-    counts = results.evidence_counts(result.id)
-    bundle = results.evidence_bundle(result.id, None)
-    assert counts == {b: len(rows) for b, rows in bundle.outcomes.items() if rows}
-    whole = [o.trajectory_pk for o in bundle.outcomes["missed"]]
-    paged = [o.trajectory_pk for start in range(0, len(whole), 3) for o in results.evidence_page(
-        result.id, "missed", offset=start, limit=3)]
-    assert len(whole) > 3 and paged == whole
-
-
 def _view_rows(store: Store, result_id: int) -> list[tuple[object, ...]]:
     with store.session() as session:
         return sorted(tuple(r) for r in session.execute(text(
@@ -149,22 +132,3 @@ def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile
             "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
             "WHERE r.run_id = :r AND o.bucket = 'missed'"), {"r": derived.run_id}).scalar() or 0)
         assert missed > 0 and stored(derived.run_id) <= stored(full.run_id) - missed // 2
-
-
-def test_the_evidence_bundle_reads_rows_a_page_at_a_time(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.store.evidence_pages import PagedOutcomes
-    from core.store.result_repo import ResultRepository
-
-    monkeypatch.setattr(PagedOutcomes, "PAGE", 3)
-    materialise_expected_rules(store)
-    summary = run_replay(store, REFERENCE_0_3_1)
-    results = ResultRepository(store)
-    result = max(ReplayRepository(store).results(summary.run_id), key=lambda r: r.missed_n)
-    missed = results.evidence_bundle(result.id, None).outcomes["missed"]
-    assert isinstance(missed, PagedOutcomes) and len(missed) == result.missed_n > 6
-    assert missed._pages == {}  # opening the result read no evidence row
-    assert missed[4].trajectory_pk == results.evidence_page(result.id, "missed", 4, 1)[0].trajectory_pk
-    assert set(missed._pages) == {1}
-    assert [o.trajectory_pk for o in missed] == [o.trajectory_pk for o in results.evidence_page(
-        result.id, "missed", 0, 10**6)]
-    assert missed[-1] == list(missed)[-1] and missed[1:3] == list(missed)[1:3]

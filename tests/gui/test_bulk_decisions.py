@@ -82,8 +82,9 @@ def test_duplicates_are_marked_and_g_selects_the_group(qtbot: Any, tmp_path: Pat
         rules.view.setFocus()
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow, timeout=5000)
-        qtbot.keyClick(rules.view, Qt.Key.Key_G)
-        assert len(window.bulk.selected_rows()) == 3
+        with qtbot.waitSignal(window.bulk.group_selected, timeout=10_000) as selected:
+            qtbot.keyClick(rules.view, Qt.Key.Key_G)  # the group's ids are read off the GUI thread
+        assert selected.args == [3] and len(window.bulk.selected_rows()) == 3
         qtbot.keyClick(rules.view, Qt.Key.Key_D)
         wait_idle(window)
         for rule_id in window.bulk.duplicates:

@@ -16,6 +16,7 @@ from core.store.workspace_query import WorkspaceFilter
 
 from cauterule_gui.db import DatabaseExecutor, in_write_op
 from cauterule_gui.jobs import JobRunner
+from cauterule_gui.jobs.runner import JobPool
 from cauterule_gui.models.rule_table_model import RuleTableModel
 from cauterule_gui.services import StoreServices
 from cauterule_gui.tab_registry import TabRegistry
@@ -85,6 +86,29 @@ def test_an_answer_for_a_store_no_longer_open_is_dropped(qtbot: Any, runner: Job
     current[0] = None  # the store was switched while the read ran
     qtbot.waitUntil(lambda: not handle.running, timeout=5000)
     assert answers == [] and db.query(lambda _s: 1, answers.append) is None
+
+
+def test_compute_runs_pure_work_on_the_cpu_pool_and_drops_it_for_a_closed_store(
+        qtbot: Any, runner: JobRunner, populated: StoreServices) -> None:
+    current: list[StoreServices | None] = [populated]
+    db = DatabaseExecutor(runner, lambda: current[0])
+    seen: dict[str, Any] = {}
+
+    def work() -> int:
+        seen["worker"] = threading.current_thread()
+        return sum(range(10))
+
+    handle = db.compute(work, lambda n: seen.update(result=n, slot=threading.current_thread()))
+    assert handle is not None and handle.pool is JobPool.CPU
+    qtbot.waitUntil(lambda: "result" in seen, timeout=5000)
+    assert seen["result"] == 45 and seen["slot"] is threading.main_thread()
+    assert seen["worker"] is not threading.main_thread()
+    late: list[int] = []
+    handle = db.compute(lambda: 1, late.append)
+    assert handle is not None
+    current[0] = None  # the store was switched while it ran: its answer describes the old one
+    qtbot.waitUntil(lambda: not handle.running, timeout=5000)
+    assert late == []
 
 
 def test_rule_rows_arrive_by_signal_and_a_stale_refresh_is_dropped(qtbot: Any, replayed: StoreServices,

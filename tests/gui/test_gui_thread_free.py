@@ -6,7 +6,9 @@ the main thread while the test drives, through the real widgets and keys, review
 judgement and a promotion decision. Excluded, explicitly: opening the store and building the
 window (before the listener is installed), and the test's own checks of what was written
 (``guard.paused()``). Nothing else is excused: the replay job's run id comes from its child
-process (``ctx.post``), no longer from a look-up on the GUI thread.
+process (``ctx.post``), no longer from a look-up on the GUI thread. The sibling
+``test_gui_thread_free_paging.py`` drives evidence paging, bucket switches, G on a group
+larger than a page and the loop's views the same way.
 """
 
 from __future__ import annotations

@@ -17,6 +17,13 @@ def _loaded(qtbot: Any, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: window.loop.data is not None, timeout=30_000)
 
 
+def _open_editor(qtbot: Any, window: MainWindow, pk: int) -> Any:
+    """The trajectory is read through the executor, then the editor opens (``editor_opened``)."""
+    with qtbot.waitSignal(window.loop.editor_opened, timeout=30_000) as opened:
+        window.loop.new_candidate(pk)
+    return opened.args[0]
+
+
 def _table_ids(window: MainWindow) -> set[str]:
     model = window.trajectory_model
     return {model.summary(r).trajectory_id for r in range(model.rowCount())}  # type: ignore[union-attr]
@@ -68,8 +75,8 @@ def test_writing_a_candidate_reaches_review_and_the_queue(qtbot: Any, review_win
     _loaded(qtbot, window)
     window.tabs.setCurrentWidget(window.splitter)
     pk = next(d.id for d in window.services.corpora.get_trajectories() if d.trajectory_id == "DF-GIT-001-push-non-ff")
-    editor = window.loop.new_candidate(pk)
-    assert editor is not None and editor.trigger_edit.toPlainText()  # prefilled
+    editor = _open_editor(qtbot, window, pk)
+    assert editor.trigger_edit.toPlainText()  # prefilled
     qtbot.waitUntil(lambda: editor.last_preview is not None, timeout=30_000)
     editor.trigger_edit.setPlainText("git push is rejected as non-fast-forward")
     editor.directive_edit.setPlainText("pull --rebase, then push again")
@@ -102,6 +109,31 @@ def test_cross_session_card_draws_the_demo(qtbot: Any, window: MainWindow) -> No
     assert card.result["reduction"] == 0.5
     assert "reduction 0.500" in card.summary.text() and card.classes.rowCount() >= 3
     assert card.card.figure.axes and card.card.figure.axes[0].get_xlabel() == "session"
+
+
+def test_the_cross_session_measurement_is_kept_through_the_executor(qtbot: Any, window: MainWindow) -> None:
+    from core.loop.saved import load_cross_session
+
+    card = window.workflows.metrics.panel.cross_session  # type: ignore[union-attr]
+    announced: list[frozenset[str]] = []
+    window.db.changes_applied.connect(lambda kinds, _by: announced.append(kinds))
+    card.load_demo()
+    qtbot.waitUntil(lambda: frozenset({"measurements"}) in announced, timeout=30_000)
+    kept = load_cross_session(window.services.store)
+    assert kept is not None and kept["reduction"] == card.result["reduction"] == 0.5
+
+
+def test_a_committed_rule_write_reloads_the_taint_badges(qtbot: Any, review_window: MainWindow) -> None:
+    """The loop views refresh on the kinds they show, like every tab: no explicit reload."""
+    window = review_window
+    _loaded(qtbot, window)
+    detail = next(d for d in window.services.corpora.get_trajectories() if d.trajectory_id.startswith("DA-002"))
+    from core.loop.candidates import create_candidate
+
+    created: list[int] = []
+    window.db.op(lambda s: create_candidate(s.store, detail.id, "web page", "refuse hidden instructions", "t"),
+                 lambda c: created.append(c.rule_id), kinds={"rules"})
+    qtbot.waitUntil(lambda: bool(created) and created[0] in window.loop.rule_badge.tainted, timeout=30_000)
 
 
 def test_bad_session_file_is_shown_plainly(qtbot: Any, window: MainWindow, tmp_path: Path) -> None:
@@ -158,7 +190,7 @@ def _editor(qtbot: Any, window: MainWindow, url: str | None) -> Any:
 
     save_config(window._settings, SuggestConfig(url or "", timeout=5))  # noqa: SLF001
     pk = next(d.id for d in window.services.corpora.get_trajectories() if d.trajectory_id == "F-002-push-rejected")
-    editor = window.loop.new_candidate(pk)
+    editor = _open_editor(qtbot, window, pk)
     qtbot.waitUntil(lambda: editor.last_preview is not None, timeout=30_000)
     return editor
 

@@ -8,6 +8,8 @@ from conftest import REVIEWER
 
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
+from cauterule_gui.db import DatabaseExecutor
+from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models.audit_table_model import AuditTableModel
 from cauterule_gui.models.evidence_table_model import EvidenceTableModel
 from cauterule_gui.models.rule_table_model import COL_PRECISION, COL_RECALL, COL_VERDICT, RuleTableModel
@@ -22,12 +24,20 @@ def test_rule_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServic
     qtmodeltester.check(model)
 
 
-def test_evidence_model_passes_modeltester(qtmodeltester: Any, replayed: StoreServices) -> None:
-    result = next(r for r in replayed.replays.results(1) if r.prevented_n >= 2)
+def test_evidence_model_passes_modeltester(qtmodeltester: Any, qtbot: Any, replayed: StoreServices,
+                                           runner: JobRunner) -> None:
+    result = next(r for r in replayed.replays.results(1) if r.prevented_n >= 3)
     rows = replayed.replays.outcomes(result.id, "prevented")
-    model = EvidenceTableModel()
-    model.set_rows("prevented", rows, {rows[0].trajectory_pk}, {}, {rows[0].trajectory_pk: "right"})
+    model = EvidenceTableModel(page_size=1)  # one-row pages: every later row arrives by fetchMore
+    db = DatabaseExecutor(runner, lambda: replayed)  # kept: a deleted executor delivers nothing
+    model.set_executor(db)
+    model.set_rows("prevented", result.id, rows[:1], len(rows), {rows[0].trajectory_pk}, {},
+                   {rows[0].trajectory_pk: "right"})
     qtmodeltester.check(model)
+    while model.canFetchMore() or model.busy:
+        model.fetchMore()
+        qtbot.waitUntil(lambda: not model.busy, timeout=5000)
+    assert [model.outcome(r).trajectory_pk for r in range(model.rowCount())] == [o.trajectory_pk for o in rows]
     assert model.index(0, 6).data() == "✓ opened" and model.index(0, 7).data() == "replay right"
 
 

@@ -1,0 +1,123 @@
+"""A replay result with 10^4 evidence rows in one bucket (issue 13 item 5, issue 16): the
+board opens by reading one page, later pages are read through the executor as the table
+scrolls or as ] walks past the rows read, and resuming on a deep row reads only the pages
+before it. Rows read are counted where they are built (``evidence_pages.outcome_from_row``)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import preset_reviewer, wait_idle
+from paging_stores import build_big_bucket_store
+from PySide6.QtCore import Qt
+
+from core.store import evidence_pages
+
+from cauterule_gui.jobs import JobRunner
+from cauterule_gui.main_window import MainWindow
+from cauterule_gui.services import open_services
+from cauterule_gui.settings import make_settings
+
+ROWS = 10_000
+
+
+@pytest.fixture(scope="module")
+def big_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big-bucket") / "big.sqlite"
+    build_big_bucket_store(path, failures=ROWS + 1)
+    return path
+
+
+@pytest.fixture
+def rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every evidence row built from the store (on whichever thread), by trajectory pk."""
+    built: list[int] = []
+    real = evidence_pages.outcome_from_row
+
+    def counted(store: Any, row: Any) -> Any:
+        built.append(int(row["trajectory_pk"]))
+        return real(store, row)
+
+    monkeypatch.setattr(evidence_pages, "outcome_from_row", counted)
+    return built
+
+
+@pytest.fixture
+def big_window(qtbot: Any, tmp_path: Path, big_template: Path, runner: JobRunner) -> Iterator[MainWindow]:
+    target = tmp_path / "big.sqlite"
+    shutil.copy(big_template, target)
+    preset_reviewer()
+    services = open_services(target)
+    window = MainWindow(services, runner, make_settings(), open_services)
+    qtbot.addWidget(window)
+    window.replay.set_semantic(False)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: window.workspace.rules.model.rowCount() == 1, timeout=30_000)
+    yield window
+    window.close()
+    services.close()
+
+
+def _open_rule(qtbot: Any, window: MainWindow) -> None:
+    window.workspace.rules.select_row(0)
+    qtbot.waitUntil(lambda: window.workspace.evidence.result is not None, timeout=30_000)
+    wait_idle(window)
+
+
+def test_a_result_with_ten_thousand_rows_opens_reading_one_page(
+        qtbot: Any, big_window: MainWindow, rows_read: list[int]) -> None:
+    _open_rule(qtbot, big_window)
+    evidence = big_window.workspace.evidence
+    assert evidence.count("prevented") == ROWS
+    assert evidence.tabs.tabText(0).endswith(f"({ROWS:,})")
+    assert evidence.model.rowCount() == evidence_pages.PAGE and evidence.model.total == ROWS
+    assert len(rows_read) == evidence_pages.PAGE  # the first page, not 10^4 rows
+
+
+def test_scrolling_reads_the_next_pages_in_the_evidence_order(
+        qtbot: Any, big_window: MainWindow, rows_read: list[int]) -> None:
+    _open_rule(qtbot, big_window)
+    evidence = big_window.workspace.evidence
+    for shown in (2 * evidence_pages.PAGE, 3 * evidence_pages.PAGE):
+        evidence.view.scrollToBottom()  # the view asks canFetchMore / fetchMore at the bottom
+        qtbot.waitUntil(lambda n=shown: evidence.model.rowCount() == n, timeout=20_000)
+    assert len(rows_read) == 3 * evidence_pages.PAGE
+    result_id = evidence.result.id
+    expected = evidence_pages.evidence_page(big_window.services.store, result_id, "prevented", 0, 3 * evidence_pages.PAGE)
+    got = [evidence.model.outcome(r).trajectory_pk for r in range(evidence.model.rowCount())]
+    assert got == [o.trajectory_pk for o in expected]
+
+
+def test_next_row_past_the_rows_read_opens_it_when_its_page_is_in(qtbot: Any, big_window: MainWindow) -> None:
+    _open_rule(qtbot, big_window)
+    evidence, rules = big_window.workspace.evidence, big_window.workspace.rules
+    last = evidence.model.rowCount() - 1
+    evidence.view.setCurrentIndex(evidence.model.index(last, 0))
+    rules.view.setFocus()
+    qtbot.keyClick(rules.view, Qt.Key.Key_BracketRight)
+    qtbot.waitUntil(lambda: evidence.view.currentIndex().row() == last + 1, timeout=20_000)
+    assert evidence.model.rowCount() == 2 * evidence_pages.PAGE
+    wait_idle(big_window)
+    opened = evidence.current_outcome()
+    assert opened is not None
+    assert opened.trajectory_pk in big_window.services.reviews.viewed("tester", evidence.result.id)
+
+
+def test_resuming_on_a_deep_row_reads_only_the_pages_before_it(
+        qtbot: Any, big_window: MainWindow, rows_read: list[int]) -> None:
+    _open_rule(qtbot, big_window)
+    evidence = big_window.workspace.evidence
+    result_id = evidence.result.id
+    target = evidence_pages.evidence_page(big_window.services.store, result_id, "prevented", 450, 1)[0]
+    rows_read.clear()
+    assert evidence.restore_row("prevented", target.trajectory_pk)
+    qtbot.waitUntil(lambda: evidence.current_outcome() is not None
+                    and evidence.current_outcome().trajectory_pk == target.trajectory_pk, timeout=30_000)
+    assert evidence.view.currentIndex().row() == 450
+    assert len(rows_read) == 2 * evidence_pages.PAGE  # pages 2 and 3 (the first came with the board)
