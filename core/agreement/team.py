@@ -212,16 +212,19 @@ def label_agreement(store: Store, corpus: str | None = None, embed: EmbedFn | No
 
 
 # -- adjudication ------------------------------------------------------------------------------
-def adjudicate(store: Store, lead: str, trajectory_pk: int, chosen: str | LabelText, reason: str) -> Adjudication:
+def adjudicate(store: Store, lead: str, trajectory_pk: int, chosen: str | LabelText, reason: str,
+               expected_current: int | None = None) -> Adjudication:
     """The lead's ruling: ``chosen`` is a reviewer (take their label) or a label the lead wrote.
 
     The ruling becomes the ground truth (``LabelRepository.ground_truth``); every earlier label
-    and ruling stays in the history.
+    and ruling stays in the history. ``expected_current``: the ruling in force the lead saw (its
+    id, 0: none); another lead's ruling since is refused (``ConcurrentChangeError``).
     """
     repo = LabelRepository(store)
     if isinstance(chosen, str):
         label = repo.get(trajectory_pk, chosen)
         if label is None:
             raise LookupError(f"{chosen} has no label for trajectory #{trajectory_pk}")
-        return repo.adjudicate(trajectory_pk, lead, label.text, reason, chosen_reviewer=chosen)
-    return repo.adjudicate(trajectory_pk, lead, chosen, reason)
+        return repo.adjudicate(trajectory_pk, lead, label.text, reason, chosen_reviewer=chosen,
+                               expected_current=expected_current)
+    return repo.adjudicate(trajectory_pk, lead, chosen, reason, expected_current=expected_current)
