@@ -73,7 +73,7 @@ class WorkspaceRule:
     group_unreviewed: int = 0
     # The rule's row version read with the row (core.store.row_versions): a decision or edit made
     # from this row names it, so another reviewer's change since is a conflict, never overwritten.
-    row_version: int = 0
+    row_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -229,5 +229,5 @@ def workspace_rule(r: Any) -> WorkspaceRule:
         reviewer=r["d_reviewer"], decision_reason=r["d_reason"], decided_version_id=r["d_version"],
         verdict_mark=r["m_mark"], group_key=r.get("g_key") or r.get("dup_key"),
         group_size=int(r.get("g_size") or 1), group_unreviewed=int(r.get("g_unreviewed") or 0),
-        row_version=int(r.get("row_version") or 0),
+        row_version=None if r.get("row_version") is None else int(r["row_version"]),
     )
