@@ -11,6 +11,7 @@ from core.agreement.assignments import assign, assigned_items, team_status
 from core.agreement.session import next_item
 from core.cli import main
 from core.store.assignment_repo import AssignmentRepository
+from core.store.engine import open_store
 
 
 def test_a_reviewer_cannot_assign(team: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
@@ -43,4 +44,45 @@ def test_a_reviewer_reads_and_is_offered_only_their_own_assignments(team: dict[s
     item = next_item(rita, session_id, "rita")
     assert item is not None and item.ordinal == plan.items["rita"][0]
     assert team_status(rita, session_id).reviewers == ("rita",)  # what the server lets rita see
+    rita.close()
+
+
+def _insert_judgement(store: object, item_id: int, reviewer: str) -> None:
+    """Straight to the database, past every service check: only the server's rules stand in the way."""
+    with store.session() as session:  # type: ignore[attr-defined]
+        session.execute(text("INSERT INTO agreement_judgement (item_id, reviewer, answer, origin, committed_at) "
+                             "VALUES (:i, :r, 'fires', 'local', '2026-12-01T00:00:00Z')"), {"i": item_id, "r": reviewer})
+
+
+def _item_ids(team: dict[str, object]) -> dict[int, int]:
+    owner = open_store(str(team["url"]))
+    with owner.read_session() as session:
+        rows = session.execute(text("SELECT ordinal, id FROM agreement_item WHERE session_id = :s"),
+                               {"s": team["session"]}).all()
+    owner.close()
+    return {int(o): int(i) for o, i in rows}
+
+
+def test_the_server_refuses_a_reviewers_judgement_of_an_item_not_assigned_to_them(team: dict[str, object]) -> None:
+    leo = _open(team, "leo")
+    plan = assign(leo, int(team["session"]), ["rita", "rob"], per_item=1, assigned_by="leo")  # type: ignore[call-overload]
+    leo.close()
+    items = _item_ids(team)
+    robs, ritas = plan.items["rob"][0], plan.items["rita"][0]
+    rita = _open(team, "rita")
+    with pytest.raises(sqlalchemy.exc.ProgrammingError, match="row-level security"):
+        _insert_judgement(rita, items[robs], "rita")  # rob's item, in rita's own name
+    _insert_judgement(rita, items[ritas], "rita")  # her own item goes in
+    rita.close()
+    owner = open_store(str(team["url"]))
+    with owner.read_session() as session:
+        judged = session.execute(text("SELECT item_id, reviewer FROM agreement_judgement")).all()
+    owner.close()
+    assert [(int(i), str(r)) for i, r in judged] == [(items[ritas], "rita")]
+
+
+def test_before_a_lead_assigns_a_session_every_reviewer_may_judge_its_items(team: dict[str, object]) -> None:
+    items = _item_ids(team)
+    rita = _open(team, "rita")
+    _insert_judgement(rita, items[min(items)], "rita")  # nobody assigned the session: open to all
     rita.close()
