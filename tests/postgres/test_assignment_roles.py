@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy.exc
 from sqlalchemy import text
-from test_roles import _open, team  # noqa: F401  (fixture)
+from test_roles import _open, as_login, team  # noqa: F401  (fixture)
 
 from core.agreement.assignments import assign, assigned_items, team_status
 from core.agreement.session import next_item
@@ -85,4 +85,50 @@ def test_before_a_lead_assigns_a_session_every_reviewer_may_judge_its_items(team
     items = _item_ids(team)
     rita = _open(team, "rita")
     _insert_judgement(rita, items[min(items)], "rita")  # nobody assigned the session: open to all
+    rita.close()
+
+
+def _team_panel(team: dict[str, object], login: str, qtbot: object, tmp_path: object) -> tuple[object, object, object]:
+    """The agreement screen as ``login`` sees it, on the Team page of the session."""
+    from PySide6.QtCore import QSettings
+
+    from cauterule_gui.jobs import JobRunner
+    from cauterule_gui.panels.agreement import TAB_TEAM, AgreementPanel
+    from cauterule_gui.reviewer import ReviewerIdentity
+    from cauterule_gui.services import open_services
+
+    services = open_services(as_login(str(team["url"]), login))
+    identity = ReviewerIdentity(QSettings(f"{tmp_path}/{login}.ini", QSettings.Format.IniFormat))
+    identity.follow_store(services.login)  # as the window does: the reviewer is the login
+    runner = JobRunner()
+    panel = AgreementPanel(lambda: services, runner, identity)
+    qtbot.addWidget(panel)  # type: ignore[attr-defined]
+    panel.show()
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.current_session() is not None, timeout=10_000)  # type: ignore[attr-defined]
+    panel.session_combo.setCurrentIndex(panel.session_combo.findData(team["session"]))
+    panel.tabs.setCurrentIndex(TAB_TEAM)
+    return panel, services, runner
+
+
+def test_in_the_window_a_lead_assigns_and_a_reviewer_is_told_only_a_lead_may(
+        team: dict[str, object], qtbot: object, tmp_path: object) -> None:
+    pytest.importorskip("PySide6")
+    panel, services, runner = _team_panel(team, "rita", qtbot, tmp_path)
+    panel.assign_reviewers.setText("rita, rob")  # type: ignore[attr-defined]
+    panel.assign_per_item.setValue(1)  # type: ignore[attr-defined]
+    panel.assign_button.click()  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: panel.assign_label.text().startswith("Not assigned"), timeout=10_000)  # type: ignore
+    assert "only a lead may assign items" in panel.assign_label.text()  # type: ignore[attr-defined]
+    assert runner.shutdown(10_000)  # type: ignore[attr-defined]
+    services.close()  # type: ignore[attr-defined]
+    panel, services, runner = _team_panel(team, "leo", qtbot, tmp_path)
+    panel.assign_reviewers.setText("rita, rob")  # type: ignore[attr-defined]
+    panel.assign_per_item.setValue(1)  # type: ignore[attr-defined]
+    panel.assign_button.click()  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: panel.assign_label.text().startswith("Assigned"), timeout=10_000)  # type: ignore
+    assert runner.shutdown(10_000)  # type: ignore[attr-defined]
+    services.close()  # type: ignore[attr-defined]
+    rita = _open(team, "rita")
+    assert {r for _o, r in AssignmentRepository(rita).assignments(int(team["session"]))} == {"rita"}  # type: ignore
     rita.close()
