@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 from cauterule_gui.models.formatting import BUCKET_WORDS
 from cauterule_gui.models.rows_table_model import RowsTableModel

@@ -13,7 +13,7 @@ from typing import Any
 
 from core.labels.accuracy import CorpusAccuracy
 from core.metrics.registry import EXTRACTION_METRICS
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 from cauterule_gui.models.rows_table_model import RowsTableModel
 

@@ -2,7 +2,8 @@
 
 Nothing here touches Qt: each function takes the ``Store`` and returns frozen values (the
 core's DTOs), so the panel can run it on the job runner's DB pool and show the result on the
-GUI thread. Writes go through ``LabelRepository.save`` (one committed transaction each).
+GUI thread. Writes go through the label service, ``core.labels.service.save_label`` (one
+committed transaction each, its rules checked inside it).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.domain.labels import GroundTruth, Label, LabelFilter, LabelHistoryEntry, LabelQueueRow, LabelText, SaveResult
+from core.labels import service as label_service
 from core.labels.feedback import extracted_rules
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import RuleInfo, TrajectoryDetail
@@ -85,6 +87,5 @@ def labelling_context(store: Store, trajectory_pk: int, reviewer: str) -> Labell
 
 
 def save_label(store: Store, trajectory_pk: int, reviewer: str, text: LabelText) -> SavedLabel:
-    repo = LabelRepository(store)
-    result = repo.save(trajectory_pk, reviewer, text)
-    return SavedLabel(trajectory_pk, text, result, tuple(repo.history(result.label.id)))
+    result = label_service.save_label(store, trajectory_pk, reviewer, text)
+    return SavedLabel(trajectory_pk, text, result, tuple(LabelRepository(store).history(result.label.id)))

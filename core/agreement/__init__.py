@@ -1,7 +1,7 @@
 """The blind human-vs-replay agreement protocol and team agreement.
 
 Entry points (all take a ``Store`` and return frozen DTOs; each human action is one committed
-transaction):
+transaction, and its rules are checked inside it by the service in ``session.py``):
 
 * sizing: ``expected_half_width(n, p)``, ``n_for_half_width(target, p)``, ``plan_size``
 * sessions: ``preview_session``, ``create_session``, ``next_item``, ``commit_judgement``,
@@ -20,7 +20,6 @@ from core.agreement.merge import MergeReport, export_reviewer, import_file
 from core.agreement.results import SessionResult, agreement_gate_for_run, gate_state, session_result, unblinded_summary
 from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
 from core.agreement.session import (
-    RunNotUsable,
     SessionPreview,
     commit_judgement,
     create_session,
@@ -33,6 +32,7 @@ from core.agreement.session import (
 )
 from core.agreement.sizing import SizePlan, expected_half_width, n_for_half_width, plan_size
 from core.agreement.team import adjudicate, judgement_agreement, label_agreement
+from core.domain.errors import RunNotUsable
 
 __all__ = [
     "BlindView",

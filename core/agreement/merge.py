@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.agreement.session import commit_judgement
 from core.domain.agreement import QUESTION_SINGLE, PopulationItem
 from core.domain.labels import LabelText, TrajectoryKey
+from core.labels.service import import_adjudication, import_label
+from core.store.agreement_judging import insert_session_in
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
@@ -158,7 +161,7 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
     for entry in payload.get("labels", []):
         key, pk = resolve(entry["trajectory"])
         text = LabelText.from_dict(entry["label"])
-        state, local = labels.import_label(pk, key, entry["reviewer"], text, entry["created_at"], entry["updated_at"],
+        state, local = import_label(store, pk, key, entry["reviewer"], text, entry["created_at"], entry["updated_at"],
                                            origin, importer)
         _tally(state, "labels", added, same)
         if state == "conflict" and local is not None:
@@ -166,7 +169,7 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
     for entry in payload.get("adjudications", []):
         key, pk = resolve(entry["trajectory"])
         text = LabelText.from_dict(entry["label"])
-        state, current = labels.import_adjudication(pk, key, entry["lead"], entry.get("chosen_reviewer"), text,
+        state, current = import_adjudication(store, pk, key, entry["lead"], entry.get("chosen_reviewer"), text,
                                                     entry["reason"], entry["created_at"], origin, importer)
         _tally(state, "adjudications", added, same)
         if state == "conflict" and current is not None:
@@ -220,29 +223,18 @@ def _import_session(store: Store, entry: dict[str, Any], origin: str) -> tuple[i
             corpus=(i.get("trajectory") or {}).get("corpus"), replay_answer=i["replay_answer"], stratum=i["stratum"],
             failure=i.get("scope_replay") is not None, rule_pool=i.get("rule_pool"),
         ))
-    info = repo.create_session(
-        items=items, created_by=entry["created_by"], seed=int(entry["seed"]), assumed_p=float(entry["assumed_p"]),
-        target_half_width=entry.get("target_half_width"), blind=bool(entry["blind"]), allocation=entry["allocation"],
-        min_per_stratum=int(entry["min_per_stratum"]), gate=float(entry["gate"]), strata=entry["strata"], run_id=None,
-        name=entry.get("name"), uid=entry["uid"], origin=origin, created_at=entry["created_at"],
-        # A file written before the two questions holds single-question sessions.
-        question=entry.get("question", QUESTION_SINGLE),
-    )
-    # Keep the run's identity so the gate for a local run with the same evidence finds it.
-    if run.get("config_hash"):
-        _set_run_identity(store, info.id, run)
-    return info.id, "added"
-
-
-def _set_run_identity(store: Store, session_id: int, run: dict[str, Any]) -> None:
-    from sqlalchemy import text as sql
-
-    with store.session() as session:
-        session.execute(
-            sql("UPDATE agreement_session SET run_profile = :p, run_config_hash = :c, run_corpus_hash = :h "
-                "WHERE id = :id"),
-            {"p": run.get("profile"), "c": run.get("config_hash"), "h": run.get("corpus_hash"), "id": session_id},
+    with store.session() as session:  # the merge's one transaction (``one_transaction``)
+        info = insert_session_in(
+            session, items=items, created_by=entry["created_by"], seed=int(entry["seed"]),
+            assumed_p=float(entry["assumed_p"]), target_half_width=entry.get("target_half_width"),
+            blind=bool(entry["blind"]), allocation=entry["allocation"], min_per_stratum=int(entry["min_per_stratum"]),
+            gate=float(entry["gate"]), strata=entry["strata"], run_id=None,
+            # Keep the run's identity so the gate for a local run with the same evidence finds it.
+            run_identity=run if run.get("config_hash") else None, created_at=entry["created_at"],
+            # A file written before the two questions holds single-question sessions.
+            question=entry.get("question", QUESTION_SINGLE), name=entry.get("name"), uid=entry["uid"], origin=origin,
         )
+    return info.id, "added"
 
 
 def _import_judgements(
@@ -267,6 +259,7 @@ def _import_judgements(
                 conflicts.append(MergeConflict("judgement", f"session {entry['session']} #{entry['ordinal']}",
                                                entry["reviewer"], existing[0].answer, entry["answer"]))
             continue
-        repo.commit(item_id, entry["reviewer"], entry["answer"], entry.get("rubric"), entry.get("note"), origin,
-                    entry["committed_at"], scope=entry.get("scope"))
+        commit_judgement(store, item_id, entry["reviewer"], entry["answer"], rubric=entry.get("rubric"),
+                         note=entry.get("note"), scope=entry.get("scope"), origin=origin,
+                         committed_at=entry["committed_at"])
         added["judgements"] += 1

@@ -31,7 +31,7 @@ from core.domain.agreement import (
     SessionInfo,
 )
 from core.metrics.interrater import ConfusionMatrix, KappaResult, cohens_kappa, confusion_matrix, grouped_kappa
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.review_repo import ReviewRepository

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.domain.agreement import CANT_TELL, IN_SCOPE, Judgement
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 Z_BONFERRONI_2 = 2.241403  # Phi^-1(1 - 0.05 / 4): two 97.5 % intervals hold together with >= 95 %
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.metrics.wilson import Z_95
+from core.stats.wilson import Z_95
 
 DEFAULT_ASSUMED_P = 0.8
 DEFAULT_HALF_WIDTH = 0.10

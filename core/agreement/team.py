@@ -23,6 +23,7 @@ from core.agreement.merge import (  # noqa: F401  (re-exported)
 from core.domain.agreement import CANT_TELL
 from core.domain.labels import Adjudication, LabelText, strip_when
 from core.labels.feedback import score_against
+from core.labels.service import adjudicate as adjudicate_label
 from core.metrics.extraction import AGREEMENT_THRESHOLD, EmbedFn
 from core.metrics.interrater import (
     AlphaResult,
@@ -34,7 +35,7 @@ from core.metrics.interrater import (
     krippendorff_alpha_nominal,
     pairwise_percent_agreement,
 )
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
@@ -217,14 +218,10 @@ def adjudicate(store: Store, lead: str, trajectory_pk: int, chosen: str | LabelT
     """The lead's ruling: ``chosen`` is a reviewer (take their label) or a label the lead wrote.
 
     The ruling becomes the ground truth (``LabelRepository.ground_truth``); every earlier label
-    and ruling stays in the history. ``expected_current``: the ruling in force the lead saw (its
-    id, 0: none); another lead's ruling since is refused (``ConcurrentChangeError``).
+    and ruling stays in the history. The rules (a reason, the chosen label exists, the ruling
+    the lead saw is still in force) are the label service's, checked in its one transaction.
     """
-    repo = LabelRepository(store)
     if isinstance(chosen, str):
-        label = repo.get(trajectory_pk, chosen)
-        if label is None:
-            raise LookupError(f"{chosen} has no label for trajectory #{trajectory_pk}")
-        return repo.adjudicate(trajectory_pk, lead, label.text, reason, chosen_reviewer=chosen,
-                               expected_current=expected_current)
-    return repo.adjudicate(trajectory_pk, lead, chosen, reason, expected_current=expected_current)
+        return adjudicate_label(store, trajectory_pk, lead, None, reason, chosen_reviewer=chosen,
+                                expected_current=expected_current)
+    return adjudicate_label(store, trajectory_pk, lead, chosen, reason, expected_current=expected_current)

@@ -61,3 +61,8 @@ class ConcurrentChangeError(DomainError, RuntimeError):
         super().__init__(message)
         self.kind, self.key, self.expected, self.found = kind, key, expected, found
         self.by, self.what, self.at = by, what, at
+
+
+class RunNotUsable(DomainError, ValueError):
+    """The replay run is missing, not complete (a cancelled run's evidence is partial) or has
+    nothing to judge: no agreement session can rest on it."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 REDUCTION_TARGET = 0.50
 Record = Mapping[str, Any]

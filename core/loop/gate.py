@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 GateMode = Literal["strict", "relaxed"]
 GATE_MODES: tuple[GateMode, ...] = ("strict", "relaxed")

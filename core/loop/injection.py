@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 
 @dataclass(frozen=True)

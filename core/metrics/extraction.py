@@ -23,7 +23,7 @@ from core.matching.text import embedding_key, normalize
 from core.matching.views import TrajectoryViews
 from core.metrics.registry import AGREEMENT_THRESHOLD as AGREEMENT_THRESHOLD  # declared there, re-exported
 from core.metrics.registry import EXTRACTION_METRICS, MEAN_METRICS, RATE_METRICS
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
 # The metric's own tokenizer (not the matcher's): 19 stop words, no stemming.

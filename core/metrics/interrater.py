@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, TypeVar
 
-from core.metrics.wilson import Z_95, Rate
+from core.stats.wilson import Z_95, Rate
 
 T = TypeVar("T")
 Rating = Hashable | None

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.metrics.wilson import wilson_interval
+from core.stats.wilson import wilson_interval
 from core.store.engine import Store
 from core.store.promotion_repo import PromotionRepository
 

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.metrics.wilson import wilson_interval
 from core.replay import matcher_bridge as mb
 from core.replay import view_cache
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
@@ -34,6 +33,7 @@ from core.replay.types import (
     SemanticState,
 )
 from core.replay.verdict import attribute, decide, rate
+from core.stats.wilson import wilson_interval
 
 ProgressFn = Callable[[int, int], None]
 EmbedFn = Callable[[list[str]], np.ndarray]

@@ -9,8 +9,8 @@ from typing import Any
 from core.metrics.extraction import ExtractionPair, measure
 from core.metrics.ruler import floors as F
 from core.metrics.ruler.model import DEFAULT_SEED, RulerSuite
-from core.metrics.wilson import Rate
 from core.report.metrics import displayed_metrics
+from core.stats.wilson import Rate
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult

@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import text
 from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 
-from core.agreement.session import RunNotUsable, commit_judgement, create_session, next_item, progress, reveal
-from core.domain.errors import AlreadyCommitted, NotYetCommitted
+from core.agreement.session import commit_judgement, create_session, next_item, progress, reveal
+from core.domain.errors import AlreadyCommitted, NotYetCommitted, RunNotUsable
 from core.store.engine import Store
 
 

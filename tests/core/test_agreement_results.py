@@ -7,7 +7,7 @@ from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 
 from core.agreement.results import agreement_gate_for_run, gate_state, session_result
 from core.agreement.session import commit_judgement, create_session
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository

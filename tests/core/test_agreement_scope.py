@@ -6,7 +6,7 @@ import pytest
 
 from core.agreement.scope import Z_BONFERRONI_2, scope_agreement, scoped_recall
 from core.domain.agreement import Judgement
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 
 def _j(stratum: str, scope: str | None, pool: str = "all", replay_scope: str | None = "in_scope") -> Judgement:

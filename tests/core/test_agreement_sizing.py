@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.agreement.sizing import expected_half_width, n_for_half_width, plan_size
-from core.metrics.wilson import wilson_interval
+from core.stats.wilson import wilson_interval
 
 
 def test_expected_half_width_is_the_wilson_half_width_at_p() -> None:

@@ -12,6 +12,7 @@ from core.agreement.merge import BadTeamFile
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.agreement.team import adjudicate, export_reviewer, import_file, judgement_agreement, label_agreement
 from core.domain.labels import LabelText
+from core.labels.service import save_label
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
@@ -47,13 +48,13 @@ def test_two_stores_merge_and_agreement_is_right(tmp_path: Path, monkeypatch: py
     a = _store(tmp_path / "ana.sqlite", monkeypatch)
     b = _store(tmp_path / "bo.sqlite", monkeypatch)
     la, lb = LabelRepository(a), LabelRepository(b)
-    la.save(_pk(a, "T1"), "ana", PUSH)
-    la.save(_pk(a, "T2"), "ana", PUSH)
-    la.save(_pk(a, "T3"), "ana", PUSH)
-    lb.save(_pk(b, "T1"), "bo", PUSH)  # same words as Ana
-    lb.save(_pk(b, "T2"), "bo", PUSH_OTHER)  # disagrees with Ana
-    lb.save(_pk(b, "T4"), "bo", PUSH)
-    lb.save(_pk(b, "T3"), "ana", PUSH_OTHER)  # Ana also worked on Bo's machine, differently
+    save_label(a, _pk(a, "T1"), "ana", PUSH)
+    save_label(a, _pk(a, "T2"), "ana", PUSH)
+    save_label(a, _pk(a, "T3"), "ana", PUSH)
+    save_label(b, _pk(b, "T1"), "bo", PUSH)  # same words as Ana
+    save_label(b, _pk(b, "T2"), "bo", PUSH_OTHER)  # disagrees with Ana
+    save_label(b, _pk(b, "T4"), "bo", PUSH)
+    save_label(b, _pk(b, "T3"), "ana", PUSH_OTHER)  # Ana also worked on Bo's machine, differently
 
     session = create_session(a, small_run_id(a), "ana", size=11, seed=5)
     _replay_answers(a, session.id, "ana", ANA)
@@ -147,7 +148,7 @@ def test_an_adjudication_travels_and_a_different_one_is_a_conflict(tmp_path: Pat
 def test_a_file_that_fails_midway_imports_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     a = _store(tmp_path / "ana.sqlite", monkeypatch)
     b = _store(tmp_path / "bo.sqlite", monkeypatch)
-    LabelRepository(a).save(_pk(a, "T1"), "ana", PUSH)
+    save_label(a, _pk(a, "T1"), "ana", PUSH)
     session = create_session(a, small_run_id(a), "ana", size=11, seed=5)
     _replay_answers(a, session.id, "ana", ANA)
     export_reviewer(a, "ana", tmp_path / "ana.json")

@@ -9,6 +9,7 @@ from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
 from core.domain import errors
 from core.domain.labels import LabelText
+from core.labels.service import adjudicate as adjudicate_label
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 
@@ -26,7 +27,7 @@ def test_every_refusal_is_a_domain_error_and_keeps_its_builtin_base() -> None:
 def test_an_adjudication_without_a_reason_raises_the_one_reason_required(labels_store: Store) -> None:  # noqa: F811
     (pk,) = Builder(labels_store).trajectories("T1")
     with pytest.raises(errors.ReasonRequired, match="an adjudication needs a reason"):
-        LabelRepository(labels_store).adjudicate(pk, "lead", LabelText("when x", "do y"), "  ")
+        adjudicate_label(labels_store, pk, "lead", LabelText("when x", "do y"), "  ")
 
 
 def test_an_unknown_trajectory_is_a_domain_lookup_error(labels_store: Store) -> None:  # noqa: F811

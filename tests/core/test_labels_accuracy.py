@@ -6,8 +6,8 @@ from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
 from core.domain.labels import LabelText
 from core.labels.accuracy import corpus_accuracy
+from core.labels.service import save_label
 from core.store.engine import Store
-from core.store.label_repo import LabelRepository
 
 
 def test_counts_what_it_measures_and_what_it_excludes(labels_store: Store) -> None:
@@ -16,10 +16,9 @@ def test_counts_what_it_measures_and_what_it_excludes(labels_store: Store) -> No
     b.trajectories("T6", expected_rule="when the api returns 429, back off")
     for source in ("T1", "T3", "T5", "T6"):
         b.rule(f"cand-{source}", "when the api returns 429", "back off and retry", source=source)
-    repo = LabelRepository(labels_store)
-    repo.save(t1, "ana", LabelText("the api returns 429", "back off and retry"))
-    repo.save(t4, "ana", LabelText("something", "else"))  # labelled, but nothing was extracted
-    repo.save(t5, "ana", LabelText("", ""))  # no rule expected
+    save_label(labels_store, t1, "ana", LabelText("the api returns 429", "back off and retry"))
+    save_label(labels_store, t4, "ana", LabelText("something", "else"))  # labelled, but nothing was extracted
+    save_label(labels_store, t5, "ana", LabelText("", ""))  # no rule expected
     result = corpus_accuracy(labels_store, "c", reviewer="ana")
     acc = result.accuracy
     assert acc.n == 2  # T1 (label) and T6 (imported expected_rule)

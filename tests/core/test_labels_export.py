@@ -10,8 +10,8 @@ from test_labels_support import DEMO, import_demo, labels_store, pk_of  # noqa: 
 
 from core.domain.labels import LabelText
 from core.labels.export import export_labels
+from core.labels.service import save_label
 from core.store.engine import Store
-from core.store.label_repo import LabelRepository
 
 trajectory_jsonl = pytest.importorskip("cauterule.serialization.trajectory_jsonl")
 
@@ -25,7 +25,6 @@ def _objects(path: Path) -> list[dict[str, object]]:
 
 def test_export_differs_from_the_original_only_in_the_labelled_expected_rule(labels_store: Store, tmp_path: Path) -> None:
     import_demo(labels_store)
-    repo = LabelRepository(labels_store)
     relabelled = {
         "DF-GIT-001-push-non-ff": LabelText("git push is rejected as non-fast-forward",
                                             "run git pull --rebase, then push again"),
@@ -34,7 +33,7 @@ def test_export_differs_from_the_original_only_in_the_labelled_expected_rule(lab
         "DS-GIT-002-push-feature": LabelText("a feature push succeeds", "do nothing"),
     }
     for tid, text in relabelled.items():
-        repo.save(pk_of(labels_store, tid), "ana", text)
+        save_label(labels_store, pk_of(labels_store, tid), "ana", text)
     summary = export_labels(labels_store, "failures", tmp_path / "out")
     export_labels(labels_store, "successes", tmp_path / "out")
     assert summary.replaced == 2 and summary.records == 23
@@ -70,7 +69,7 @@ def test_unlabelled_records_keep_their_original_text(labels_store: Store, tmp_pa
 
 def test_a_comma_in_the_trigger_is_warned_about(labels_store: Store, tmp_path: Path) -> None:
     import_demo(labels_store)
-    LabelRepository(labels_store).save(pk_of(labels_store, "DF-GIT-003-merge-conflict"), "ana",
+    save_label(labels_store, pk_of(labels_store, "DF-GIT-003-merge-conflict"), "ana",
                                        LabelText("git merge stops, with a conflict", "resolve it"))
     summary = export_labels(labels_store, "failures", tmp_path / "out")
     assert len(summary.warnings) == 1 and "comma" in summary.warnings[0]
@@ -83,7 +82,7 @@ def test_cli_labels_export(labels_store: Store, tmp_path: Path, capsys: pytest.C
     from core.cli.agreement import register
 
     import_demo(labels_store)
-    LabelRepository(labels_store).save(pk_of(labels_store, "DF-GIT-001-push-non-ff"), "ana", LabelText("a", "b"))
+    save_label(labels_store, pk_of(labels_store, "DF-GIT-001-push-non-ff"), "ana", LabelText("a", "b"))
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["labels-export", "--store", "x", "--corpus", "failures", "--out", str(tmp_path / "o")])

@@ -6,6 +6,7 @@ from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
 from core.agreement.team import adjudicate
 from core.domain.labels import LabelText
+from core.labels.service import save_label
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 
@@ -20,11 +21,11 @@ def test_precedence_imported_then_own_label_then_adjudication(labels_store: Stor
     none = repo.ground_truth(bare, "ana")
     assert (none.source, none.sentence, none.measurable) == ("none", None, False)
 
-    repo.save(pk, "ana", LabelText("x fails with a timeout", "retry with backoff"))
+    save_label(labels_store, pk, "ana", LabelText("x fails with a timeout", "retry with backoff"))
     assert repo.ground_truth(pk, "ana").sentence == "when x fails with a timeout, retry with backoff"
     assert repo.ground_truth(pk, "bo").source == "imported"  # Bo has no label of his own
 
-    repo.save(pk, "bo", LabelText("x times out", "raise the timeout"))
+    save_label(labels_store, pk, "bo", LabelText("x times out", "raise the timeout"))
     assert repo.ground_truth(pk).conflicting  # no reviewer named and they disagree
     assert repo.ground_truth(pk).source == "imported"
 
@@ -42,8 +43,8 @@ def test_precedence_imported_then_own_label_then_adjudication(labels_store: Stor
 def test_agreeing_labels_count_without_naming_a_reviewer(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1")
     repo = LabelRepository(labels_store)
-    repo.save(pk, "ana", LabelText("a", "b"))
-    repo.save(pk, "bo", LabelText("a", "b"))
+    save_label(labels_store, pk, "ana", LabelText("a", "b"))
+    save_label(labels_store, pk, "bo", LabelText("a", "b"))
     truth = repo.ground_truth(pk)
     assert (truth.source, truth.sentence, truth.conflicting) == ("label", "when a, b", False)
 
@@ -51,6 +52,6 @@ def test_agreeing_labels_count_without_naming_a_reviewer(labels_store: Store) ->
 def test_an_empty_label_means_no_rule_expected(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1", expected_rule="when a, b")
     repo = LabelRepository(labels_store)
-    repo.save(pk, "ana", LabelText("", ""))
+    save_label(labels_store, pk, "ana", LabelText("", ""))
     truth = repo.ground_truth(pk, "ana")
     assert (truth.source, truth.sentence, truth.measurable) == ("label", "", False)

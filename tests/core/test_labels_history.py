@@ -7,6 +7,7 @@ from sqlalchemy import text
 from test_labels_support import Builder, labels_store  # noqa: F401  (fixture)
 
 from core.domain.labels import LabelText
+from core.labels.service import save_label
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 from core.store.review_repo import ReviewRepository
@@ -15,13 +16,13 @@ from core.store.review_repo import ReviewRepository
 def test_same_text_twice_adds_no_history_and_a_change_adds_before_and_after(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1")
     repo = LabelRepository(labels_store)
-    first = repo.save(pk, "ana", LabelText("git push is rejected", "pull --rebase, then push"))
+    first = save_label(labels_store, pk, "ana", LabelText("git push is rejected", "pull --rebase, then push"))
     assert first.changed
     # Autosave fires again with the same words (even re-spaced): nothing is written.
-    again = repo.save(pk, "ana", LabelText("  git push is  rejected ", "pull --rebase, then push"))
+    again = save_label(labels_store, pk, "ana", LabelText("  git push is  rejected ", "pull --rebase, then push"))
     assert not again.changed
     assert len(repo.history(first.label.id)) == 1
-    repo.save(pk, "ana", LabelText("git push is rejected as non-fast-forward", "pull --rebase, then push"),
+    save_label(labels_store, pk, "ana", LabelText("git push is rejected as non-fast-forward", "pull --rebase, then push"),
               reason="more specific")
     history = repo.history(first.label.id)
     assert [h.action for h in history] == ["save", "save"]
@@ -36,24 +37,23 @@ def test_same_text_twice_adds_no_history_and_a_change_adds_before_and_after(labe
 
 def test_a_note_or_a_variant_is_part_of_the_label(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1")
-    repo = LabelRepository(labels_store)
-    repo.save(pk, "ana", LabelText("a", "b"))
-    assert repo.save(pk, "ana", LabelText("a", "b", variants=("when x, do y",))).changed
-    assert repo.save(pk, "ana", LabelText("a", "b", variants=("when x, do y",), note="ask Bo")).changed
-    assert not repo.save(pk, "ana", LabelText("a", "b", variants=("when x, do y", ""), note="ask Bo ")).changed
+    save_label(labels_store, pk, "ana", LabelText("a", "b"))
+    assert save_label(labels_store, pk, "ana", LabelText("a", "b", variants=("when x, do y",))).changed
+    assert save_label(labels_store, pk, "ana", LabelText("a", "b", variants=("when x, do y",), note="ask Bo")).changed
+    assert not save_label(labels_store, pk, "ana", LabelText("a", "b", variants=("when x, do y", ""), note="ask Bo ")).changed
 
 
 def test_each_reviewer_has_their_own_label(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1")
     repo = LabelRepository(labels_store)
-    repo.save(pk, "ana", LabelText("a", "b"))
-    repo.save(pk, "bo", LabelText("c", "d"))
+    save_label(labels_store, pk, "ana", LabelText("a", "b"))
+    save_label(labels_store, pk, "bo", LabelText("c", "d"))
     assert {lb.reviewer: lb.sentence for lb in repo.labels_for(pk)} == {"ana": "when a, b", "bo": "when c, d"}
 
 
 def test_label_history_is_append_only(labels_store: Store) -> None:
     (pk,) = Builder(labels_store).trajectories("T1")
-    LabelRepository(labels_store).save(pk, "ana", LabelText("a", "b"))
+    save_label(labels_store, pk, "ana", LabelText("a", "b"))
     for statement in ("UPDATE label_history SET actor = 'mallory'", "DELETE FROM label_history"):
         with pytest.raises(Exception, match="append-only"):
             with labels_store.session() as session:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from test_labels_support import import_demo, labels_store, pk_of  # noqa: F401  (fixture)
 
 from core.domain.labels import LabelFilter, LabelText
+from core.labels.service import save_label
 from core.store.engine import Store
 from core.store.label_repo import LabelRepository
 
@@ -13,8 +14,8 @@ def test_filters(labels_store: Store) -> None:
     import_demo(labels_store)
     repo = LabelRepository(labels_store)
     git = pk_of(labels_store, "DF-GIT-001-push-non-ff")
-    repo.save(git, "ana", LabelText("git push is rejected as non-fast-forward", "pull --rebase, then push"))
-    repo.save(pk_of(labels_store, "DS-GIT-001-status-clean"), "bo", LabelText("", ""))
+    save_label(labels_store, git, "ana", LabelText("git push is rejected as non-fast-forward", "pull --rebase, then push"))
+    save_label(labels_store, pk_of(labels_store, "DS-GIT-001-status-clean"), "bo", LabelText("", ""))
 
     total = repo.count_queue("ana", LabelFilter(corpus="failures"))
     assert total == 23

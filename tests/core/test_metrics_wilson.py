@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from core.metrics.wilson import Rate, wilson_interval
+from core.stats.wilson import Rate, wilson_interval
 
 
 def test_zero_of_23_upper_bound() -> None:

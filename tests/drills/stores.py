@@ -50,11 +50,11 @@ def build_store(path: Path, corpus_root: Path, variant: str, n: int = 300) -> No
     """A store with the corpus imported, a replay run, some approvals and labels."""
     from core.domain.labels import LabelText
     from core.importing import import_paths
+    from core.labels.service import save_label
     from core.promotion.service import approve
     from core.replay.profiles import profile_by_name
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
-    from core.store.label_repo import LabelRepository
     from core.store.replay_repo import ReplayRepository
 
     make_corpus(corpus_root, variant, n)
@@ -69,12 +69,11 @@ def build_store(path: Path, corpus_root: Path, variant: str, n: int = 300) -> No
             waivers = {o.trajectory_id: "drill" for o in replays.outcomes(result.id, "broken")}
             approve(store, result.rule_id, summary.run_id, "ana", f"drill {variant}", waivers=waivers,
                     allow_non_pass=True)
-        labels = LabelRepository(store)
         from sqlalchemy import text
 
         with store.read_session() as session:
             pks = [int(r[0]) for r in session.execute(text("SELECT id FROM trajectory ORDER BY id LIMIT 20"))]
         for pk in pks:
-            labels.save(pk, "ana", LabelText(f"when {variant} {pk} fails", f"retry {variant}"))
+            save_label(store, pk, "ana", LabelText(f"when {variant} {pk} fails", f"retry {variant}"))
     finally:
         store.close()

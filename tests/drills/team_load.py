@@ -63,6 +63,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
 
     from core.decisions.service import DecisionRequest, decide
     from core.domain.labels import LabelText
+    from core.labels.service import adjudicate, save_label
     from core.store.engine import open_store
     from core.store.label_repo import LabelRepository
     from core.store.review_repo import ReviewRepository
@@ -89,7 +90,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
         while True:
             try:
                 if kind == "label":
-                    labels.save(rng.choice(pks), me, LabelText(f"when {me} sees case {n}", f"do thing {n}"))
+                    save_label(store, rng.choice(pks), me, LabelText(f"when {me} sees case {n}", f"do thing {n}"))
                 elif kind == "mark":
                     result, _ = rng.choice(results)
                     reviews.mark(me, result, None, "fail", rng.choice(("right", "wrong", "cant_tell")))
@@ -107,8 +108,8 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
                     current = labels.adjudications(pk)
                     seen = max((a.id for a in current), default=0)
                     thinking += _think(rng)
-                    labels.adjudicate(pk, me, LabelText(f"ruling {me} {n}", "do it"), f"{me} #{n}",
-                                      expected_current=seen)
+                    adjudicate(store, pk, me, LabelText(f"ruling {me} {n}", "do it"), f"{me} #{n}",
+                               expected_current=seen)
                 break
             except ConcurrentChangeError:
                 conflicts[kind] += 1  # detected: read again and choose again

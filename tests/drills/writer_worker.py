@@ -14,14 +14,14 @@ from pathlib import Path
 
 def main(argv: list[str]) -> int:
     from core.domain.labels import LabelText
+    from core.labels.service import save_label
     from core.store.engine import open_store
-    from core.store.label_repo import LabelRepository
     from core.store.review_repo import ReviewRepository
     from core.store.rule_repo import RuleRepository
 
     store_path, name, count = Path(argv[0]), argv[1], int(argv[2])
     store = open_store(store_path)
-    labels, reviews = LabelRepository(store), ReviewRepository(store)
+    reviews = ReviewRepository(store)
     with store.read_session() as session:
         from sqlalchemy import text
 
@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     for i in range(count):
         try:
             if i % 2 == 0 or not rules:
-                labels.save(pks[i % len(pks)], name, LabelText(f"when {name} step {i}", f"do {i}"))
+                save_label(store, pks[i % len(pks)], name, LabelText(f"when {name} step {i}", f"do {i}"))
             else:
                 rule_id, version_id = rules[i % len(rules)]
                 reviews.decide(rule_id, version_id, None, name, "defer" if i % 4 == 1 else "approve")

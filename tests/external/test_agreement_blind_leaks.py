@@ -11,9 +11,9 @@ import pytest
 
 from core.agreement.blind import answer_text
 from core.agreement.session import commit_judgement, judging_view, next_item
-from core.domain.agreement import PopulationItem
+from core.domain.agreement import QUESTION_FIRING_SCOPE, PopulationItem
 from core.importing import import_paths
-from core.store.agreement_repo import AgreementRepository
+from core.store.agreement_judging import insert_session_in
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, open_store
 
@@ -48,9 +48,11 @@ def _session_over_every_trajectory(store: Store) -> tuple[int, dict[int, object]
                        failure=not d.success, rule_pool="all")
         for d in details.values()
     ]
-    info = AgreementRepository(store).create_session(
-        items=items, created_by="lead", seed=1, assumed_p=0.8, target_half_width=None, blind=True,
-        allocation="proportional", min_per_stratum=2, gate=0.8, strata={}, run_id=None)
+    with store.session() as session:  # a session over hand-made items: the store's plain insert
+        info = insert_session_in(
+            session, items=items, created_by="lead", seed=1, assumed_p=0.8, target_half_width=None, blind=True,
+            allocation="proportional", min_per_stratum=2, gate=0.8, strata={}, run_id=None, run_identity=None,
+            created_at="2026-01-01T00:00:00Z", question=QUESTION_FIRING_SCOPE)
     return info.id, details  # type: ignore[return-value]
 
 

@@ -18,10 +18,11 @@ import pytest
 from core.agreement.results import agreement_gate_for_run, compare, session_result
 from core.agreement.sampling import stratified_sample
 from core.agreement.session import commit_judgement, create_session
-from core.domain.agreement import QUESTION_SINGLE, PopulationItem
+from core.domain.agreement import QUESTION_FIRING_SCOPE, QUESTION_SINGLE, PopulationItem, SessionInfo
 from core.importing import import_paths
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
+from core.store.agreement_judging import insert_session_in
 from core.store.agreement_population import as_firing
 from core.store.agreement_repo import AgreementRepository
 from core.store.corpus_repo import CorpusRepository
@@ -106,16 +107,22 @@ def test_two_questions_pass_where_the_single_question_fails(store: Store) -> Non
     repo = AgreementRepository(store)
     strata = {"evidence:sample": {"population": len(sample), "sampled": len(sample)}}
     common = {"created_by": "lead", "seed": 17, "assumed_p": 0.8, "target_half_width": None, "blind": True,
-              "allocation": "proportional", "min_per_stratum": 2, "gate": 0.8, "strata": strata, "run_id": run_id}
+              "allocation": "proportional", "min_per_stratum": 2, "gate": 0.8, "strata": strata, "run_id": run_id,
+              "run_identity": repo.run_identity(run_id), "created_at": "2026-01-01T00:00:00Z"}
 
-    old = repo.create_session(items=sample, question=QUESTION_SINGLE, name="single question", **common)
+    def insert(items: list[PopulationItem], question: str, name: str) -> SessionInfo:
+        # Hand-picked items (a missed-dominated sample), written with the store's plain insert.
+        with store.session() as session:
+            return insert_session_in(session, items=items, question=question, name=name, **common)
+
+    old = insert(sample, QUESTION_SINGLE, "single question")
     for item in repo.items_with_answers(old.id):
         assert item.trajectory_pk is not None
         commit_judgement(store, item.id, REVIEWER,
                          reviewer.single_question(item.rule_origin, item.trajectory_pk, item.replay_answer))
     single = session_result(store, old.id).comparison
 
-    new = repo.create_session(items=[as_firing(i) for i in sample], name="two questions", **common)
+    new = insert([as_firing(i) for i in sample], QUESTION_FIRING_SCOPE, "two questions")
     _judge_two_questions(store, new.id, reviewer)
     result = session_result(store, new.id)
     firing = result.comparison

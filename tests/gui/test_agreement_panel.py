@@ -25,6 +25,7 @@ from core.cli.agreement import register
 from core.domain.agreement import BlindItem, Progress
 from core.domain.labels import LabelText
 from core.importing import import_paths
+from core.labels.service import save_label
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.agreement_repo import AgreementRepository
@@ -140,8 +141,8 @@ def test_every_table_model_passes_the_model_tester(qtmodeltester: Any, demo: Sto
             answer = item.choices[0] if reviewer == "ana" or item.ordinal % 2 else item.choices[1]
             commit_judgement(store, item.item_id, reviewer, answer)
     pk = next(t.id for t in demo.corpora.list_trajectories(limit=100) if t.trajectory_id.startswith("DF-GIT-001"))
-    LabelRepository(store).save(pk, "ana", LabelText("<b>push</b> rejected", "rebase"))
-    LabelRepository(store).save(pk, "bob", LabelText("push refused", "pull then push"))
+    save_label(store, pk, "ana", LabelText("<b>push</b> rejected", "rebase"))
+    save_label(store, pk, "bob", LabelText("push refused", "pull then push"))
     team = agreement_data.team_view(store, session.id)
     assert team.judgements.disagreements and team.labels.disagreements
     strata = AgreementStratumModel()
@@ -334,11 +335,11 @@ def test_team_merge_lists_conflicts_and_a_lead_adjudicates(qtbot: Any, tmp_path:
     try:
         pks = {t.trajectory_id: t.id for t in ana_store.corpora.list_trajectories(limit=100)}
         x, y = pks["DF-GIT-001-push-non-ff"], pks["DF-GIT-002-hotfix-push-behind"]
-        LabelRepository(ana_store.store).save(x, "ana", LabelText("git push is rejected as <b>non-ff</b>", "rebase"))
-        LabelRepository(ana_store.store).save(y, "ana", LabelText("push behind remote", "pull --rebase"))
-        LabelRepository(bob_store.store).save(x, "bob", LabelText("push refused by the remote", "pull then push"))
+        save_label(ana_store.store, x, "ana", LabelText("git push is rejected as <b>non-ff</b>", "rebase"))
+        save_label(ana_store.store, y, "ana", LabelText("push behind remote", "pull --rebase"))
+        save_label(bob_store.store, x, "bob", LabelText("push refused by the remote", "pull then push"))
         # bob's store already holds an older, different label by ana for y: a conflict, never overwritten.
-        LabelRepository(bob_store.store).save(y, "ana", LabelText("older words", "older action"))
+        save_label(bob_store.store, y, "ana", LabelText("older words", "older action"))
 
         ana = make_panel(qtbot, ana_store, runner, reviewer="ana")
         export = tmp_path / "ana.json"

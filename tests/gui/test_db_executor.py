@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget
 
 from core.domain.labels import LabelText
+from core.labels.service import save_label
 from core.store.label_repo import LabelRepository
 from core.store.workspace_query import WorkspaceFilter
 
@@ -46,7 +47,7 @@ def test_an_op_runs_inside_the_write_op_and_announces_its_kinds_after_commit(
 
     def write(services: StoreServices) -> None:
         inside.append(in_write_op() and threading.current_thread() is not threading.main_thread())
-        LabelRepository(services.store).save(pk, "ana", LabelText("when a", "do b"))
+        save_label(services.store, pk, "ana", LabelText("when a", "do b"))
 
     with qtbot.waitSignal(db.changes_applied, timeout=5000) as blocker:
         db.op(write, kinds={"labels"}, initiator="me")

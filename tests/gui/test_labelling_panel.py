@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel
 
 from core.domain.labels import LabelText
 from core.importing import import_paths
+from core.labels.service import save_label
 from core.replay.profiles import REFERENCE_0_3_1
 from core.replaying import run_replay
 from core.store.engine import open_store
@@ -209,7 +210,7 @@ def test_moving_on_saves_and_keys_work_while_typing(qtbot: Any, panel: Labelling
 def test_filters_missing_labelled_and_domain(qtbot: Any, panel: LabellingPanel, demo: StoreServices,
                                              runner: JobRunner) -> None:
     pk = pk_of(demo, "DF-GIT-002-hotfix-push-behind")
-    LabelRepository(demo.store).save(pk, REVIEWER, LabelText("git push is rejected as behind", "pull --rebase"))
+    save_label(demo.store, pk, REVIEWER, LabelText("git push is rejected as behind", "pull --rebase"))
     panel.set_filter(status="labelled")
     qtbot.waitUntil(lambda: panel.model.total == 1, timeout=10_000)
     assert panel.model.row_at(0).trajectory_pk == pk  # type: ignore[union-attr]

@@ -11,6 +11,8 @@ from sqlalchemy import func, select, text
 from core.agreement.assignments import assign
 from core.agreement.session import commit_judgement, create_session, next_item
 from core.domain.labels import LabelText
+from core.labels.service import adjudicate as adjudicate_label
+from core.labels.service import save_label
 from core.promotion import approve
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository
@@ -18,7 +20,6 @@ from core.store.dto import ImportIssue
 from core.store.embedding_repo import EmbeddingCacheRepository
 from core.store.engine import Store
 from core.store.import_repo import ImportReportRepository
-from core.store.label_repo import LabelRepository
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
@@ -89,11 +90,10 @@ def fill_every_table(store: Store) -> None:
     reviews.waive("ana", result, b.pks["S-1"], "only quotes the error text")
     reviews.mark("ana", result, b.pks["F-1"], "prevented", "right", blinded=True)
     approve(store, rule, run, "ana", "prevents both push failures")  # decision, promotion, id_counter, audit
-    labels = LabelRepository(store)
-    labels.save(b.pks["F-1"], "ana", LabelText("when push is rejected", "pull first", ("rebase first",), "a note"))
-    labels.save(b.pks["F-1"], "ana", LabelText("when push is rejected", "pull --rebase first"))  # history
-    labels.save(b.pks["F-1"], "bo", LabelText("when the push fails", "pull first"))
-    labels.adjudicate(b.pks["F-1"], "lead", LabelText("when push is rejected", "pull first"), "ana's is clearer", "ana")
+    save_label(store, b.pks["F-1"], "ana", LabelText("when push is rejected", "pull first", ("rebase first",), "a note"))
+    save_label(store, b.pks["F-1"], "ana", LabelText("when push is rejected", "pull --rebase first"))  # history
+    save_label(store, b.pks["F-1"], "bo", LabelText("when the push fails", "pull first"))
+    adjudicate_label(store, b.pks["F-1"], "lead", LabelText("when push is rejected", "pull first"), "ana's is clearer", "ana")
     session = create_session(store, run, "lead", size=4, seed=1)
     item = next_item(store, session.id, "ana")
     assert item is not None

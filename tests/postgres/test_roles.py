@@ -14,8 +14,9 @@ from core.agreement.session import commit_judgement, create_session, next_item
 from core.cli import main
 from core.decisions.service import DecisionRequest, decide
 from core.domain.labels import LabelText
+from core.labels.service import adjudicate as adjudicate_label
+from core.labels.service import save_label
 from core.store.engine import Store, open_store
-from core.store.label_repo import LabelRepository
 from core.store.review_repo import ReviewRepository
 from core.team.roles import add_reviewer, may_export
 
@@ -67,11 +68,11 @@ def test_a_lead_can_approve(team: dict[str, object]) -> None:
 def test_a_reviewer_writes_labels_only_in_their_own_name(team: dict[str, object]) -> None:
     rita = _open(team, "rita")
     pk = dict(team["pks"])["F-1"]  # type: ignore[call-overload]
-    LabelRepository(rita).save(pk, "rita", LabelText("when push is rejected", "pull first"))
+    save_label(rita, pk, "rita", LabelText("when push is rejected", "pull first"))
     with pytest.raises(sqlalchemy.exc.ProgrammingError, match="row-level security"):
-        LabelRepository(rita).save(pk, "rob", LabelText("when push is rejected", "rob's words"))
+        save_label(rita, pk, "rob", LabelText("when push is rejected", "rob's words"))
     with pytest.raises(sqlalchemy.exc.ProgrammingError, match="row-level security|permission denied"):
-        LabelRepository(rita).adjudicate(pk, "rita", LabelText("x", "y"), "I decide")  # leads only
+        adjudicate_label(rita, pk, "rita", LabelText("x", "y"), "I decide")  # leads only
     rita.close()
 
 

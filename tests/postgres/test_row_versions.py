@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from core.decisions.service import DecisionRequest, decide
 from core.domain.labels import LabelText
+from core.labels.service import adjudicate as adjudicate_label
 from core.store.engine import Store, open_store
 from core.store.label_repo import LabelRepository
 from core.store.row_versions import ConcurrentChangeError
@@ -71,12 +72,12 @@ def test_a_second_leads_adjudication_is_refused_naming_the_first(store: Store, r
     b, _ = rule
     labels = LabelRepository(store)
     pk = b.pks["F-1"]
-    labels.adjudicate(pk, "lena", LabelText("when push is rejected", "pull first"), "clearest", expected_current=0)
+    adjudicate_label(store, pk, "lena", LabelText("when push is rejected", "pull first"), "clearest", expected_current=0)
     with pytest.raises(ConcurrentChangeError, match=r'lena ruled "when push is rejected" -> "pull first"'):
-        labels.adjudicate(pk, "lars", LabelText("when the remote refuses", "fetch"), "mine", expected_current=0)
+        adjudicate_label(store, pk, "lars", LabelText("when the remote refuses", "fetch"), "mine", expected_current=0)
     in_force = labels.adjudications(pk)
     assert [a.lead for a in in_force] == ["lena"]
-    labels.adjudicate(pk, "lars", LabelText("when the remote refuses", "fetch"), "after reading lena's",
+    adjudicate_label(store, pk, "lars", LabelText("when the remote refuses", "fetch"), "after reading lena's",
                       expected_current=in_force[0].id)  # having seen it, lars may overrule
     assert len(labels.adjudications(pk)) == 2
 

@@ -8,6 +8,7 @@ import pytest
 from every_kind import empty_tables, fill_every_table
 
 from core.cli import main
+from core.labels.service import save_label
 from core.store.engine import open_store
 from core.team.store_check import check_store
 from core.team.store_copy import StoreCopyError, copy_store, store_digests
@@ -36,14 +37,13 @@ def test_sqlite_to_postgresql_to_sqlite_keeps_every_hash(full_sqlite: Path, pg_s
 def test_a_copied_postgresql_store_takes_new_rows_and_passes_its_checks(full_sqlite: Path, pg_server) -> None:  # type: ignore[no-untyped-def]
     from core.domain.labels import LabelText
     from core.store.corpus_repo import CorpusRepository
-    from core.store.label_repo import LabelRepository
 
     url = pg_server.empty_database()
     copy_store(full_sqlite, url)
     store = open_store(url)
     assert all(result.ok for result in check_store(store)), check_store(store)
     pk = CorpusRepository(store).list_trajectories()[0].id
-    saved = LabelRepository(store).save(pk, "cy", LabelText("a new trigger", "a new directive"))
+    saved = save_label(store, pk, "cy", LabelText("a new trigger", "a new directive"))
     assert saved  # a new label row: the id sequences continue past the copied ids
     store.close()
     pg_server.drop(url)

@@ -62,7 +62,9 @@ class GuidelinesPage:
         if corpus is None:
             return None
         reviewer = self.reviewer or None
-        handle = self._db(lambda store: export_labels(store, corpus, out_dir, reviewer), "export labels")
+        # On the database thread, queued after the draft's save: the export must read the label
+        # just saved (a read-pool job could start before the save commits). It writes no rows.
+        handle = self._op(lambda store: export_labels(store, corpus, out_dir, reviewer), "export labels", set())
         if handle is not None:
             handle.result.connect(self._on_exported)
             handle.error.connect(self._failed("Could not export the labels"))

@@ -9,7 +9,7 @@ trusted Markdown, the only rich text here: every corpus text is plain).
 Keyboard-first: Ctrl+Enter saves and moves to the next trajectory, Alt+J / Alt+K (or
 Alt+Down / Alt+Up) move without leaving the editor, Ctrl+S saves now. There is no Save
 button: the label is saved on a pause in typing and whenever the reviewer moves on, each save
-one committed transaction (``LabelRepository.save``; saving identical text writes nothing).
+one committed transaction (``core.labels.service.save_label``; identical text writes nothing).
 
 Every store call is a DB job; feedback (pure scoring of the candidates already loaded) is a
 CPU job. The panel is standalone: it needs a services getter, the job runner and the reviewer."""

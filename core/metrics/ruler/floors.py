@@ -25,7 +25,7 @@ from core.metrics.interrater import cohens_kappa
 from core.metrics.registry import EXTRACTION_METRICS
 from core.metrics.ruler.harness import Row, derangement
 from core.metrics.ruler.model import DEFAULT_SEED, Floor
-from core.metrics.wilson import Rate
+from core.stats.wilson import Rate
 
 PASS_FLOOR_METHOD = "replay with each rule's trigger moved to a rule of another domain (seeded derangement)"
 EXTRACTION_FLOOR_METHOD = "each candidate against a seeded pick among the store's other expected_rules"
