@@ -18,6 +18,7 @@ from sqlalchemy import text
 
 from core.decisions.service import DecisionRequest, decide
 from core.domain.labels import LabelText
+from core.labels.service import adjudicate, save_label
 from core.store.engine import Store, open_store
 from core.store.label_repo import LabelRepository
 from core.store.rule_repo import RuleRepository
@@ -34,8 +35,8 @@ def seeded(store_location: Path | str) -> tuple[Path | str, int]:
     rule = b.rule("c/r1.yaml", "when git push is rejected", "pull --rebase then push")
     second = b.rule("c/r2.yaml", "when the build cache is stale", "clear the cache then rebuild")
     b.run([(rule, "pass", {"prevented": ["F-1", "F-2"]}), (second, "pass", {"prevented": ["F-2"]})])
-    LabelRepository(store).save(b.pks["F-1"], "ana", LabelText("when push is rejected", "pull first"))
-    LabelRepository(store).save(b.pks["F-1"], "cy", LabelText("when the remote refuses", "fetch then merge"))
+    save_label(store, b.pks["F-1"], "ana", LabelText("when push is rejected", "pull first"))
+    save_label(store, b.pks["F-1"], "cy", LabelText("when the remote refuses", "fetch then merge"))
     store.close()
     return store_location, rule
 
@@ -261,7 +262,7 @@ def test_a_ruling_after_another_leads_asks_and_cancel_records_nothing(
     panel.label_dis_view.selectRow(0)
     pk = panel.label_dis_model.row_at(0).trajectory_pk
     panel.reason_edit.setText("ana's wording is the clearest")
-    LabelRepository(other).adjudicate(pk, "lars", LabelText("when the remote refuses", "fetch"), "mine")
+    adjudicate(other, pk, "lars", LabelText("when the remote refuses", "fetch"), "mine")
     panel.adjudicate_selected()
     idle(window.runner)
     dialog = panel.conflict_dialog
