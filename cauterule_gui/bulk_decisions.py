@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
 
 from core.decisions import ApprovalRefused, PromotionError, ReasonRequired, decide
+from core.domain.errors import ConcurrentChangeError  # another reviewer changed the rule: reported, not saved
 from core.store.engine import Store
 from core.store.workspace_query import WorkspaceRule
 
@@ -53,7 +54,7 @@ def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: 
         request = review_actions.request(row, action, reviewer, reason, override_verdict=override)
         try:
             decide(store, request)
-        except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
+        except (ApprovalRefused, ReasonRequired, PromotionError, ValueError, ConcurrentChangeError) as refusal:
             result.refused[row.rule_id] = str(refusal)
             continue
         result.decided.append(row.rule_id)
@@ -98,7 +99,7 @@ class BulkDecisions(QObject):
         scope, flt, rule_id = model.scope, model.filter, rule.rule_id
 
         def ids(services: StoreServices) -> list[int]:
-            members = services.workspace.group_members(scope, flt, [key], reviewer)
+            members = services.results.group_members(scope, flt, [key], reviewer)
             return [m.rule_id for m in members.get(key, [])]
 
         self.status_message.emit("Selecting the rule's duplicates…")

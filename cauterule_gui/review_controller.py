@@ -6,6 +6,11 @@ marks, agreement marks and waivers are written with ``db.op`` on the database th
 screen moves on when the write has committed (``changes_applied`` tells the other tabs). A
 decision key pressed while the previous decision is still being written is refused with a
 status message, so one key press is never applied to the wrong rule.
+
+Every decision names the rule's row version the reviewer saw (or the one their own last write
+left, ``review_conflicts.VersionBook``); when another reviewer changed the rule in between, the
+conflict dialog asks whether to keep theirs, take the other's, or cancel (``review_conflicts``).
+Marks, waivers and the audit log are ``review_marks.ReviewMarks``.
 """
 
 from __future__ import annotations
@@ -28,19 +33,22 @@ from core.decisions import (
     decide,
     undo_last,
 )
+from core.domain.errors import ConcurrentChangeError
 from core.loop.taint import TaintJustificationRequired
 from core.store.evidence_pages import unopened_broken
 from core.store.replay_repo import StoredOutcome
+from core.store.row_versions import version_after_own_undo
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db.executor import DatabaseExecutor
-from cauterule_gui.models.formatting import MARK_TEXT
 from cauterule_gui.panels.audit_dialog import AuditDialog
 from cauterule_gui.panels.evidence_panel import EvidencePanel
 from cauterule_gui.panels.reason_dialog import ReasonDialog
 from cauterule_gui.panels.rule_table_panel import RuleTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.review_actions import first_upper, request
+from cauterule_gui.review_conflicts import ConflictDialog, ask_conflict, versions_for
+from cauterule_gui.review_marks import ReviewMarks
 from cauterule_gui.review_reads import breakdown_text
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -48,7 +56,7 @@ from cauterule_gui.services import StoreServices
 REFUSALS = (ApprovalRefused, ReasonRequired, PromotionError, ValueError)
 
 
-class ReviewController(QObject):
+class ReviewController(ReviewMarks, QObject):
     status_message = Signal(str)
     decided = Signal(str, int)  # action, rule id (after it is committed)
 
@@ -65,6 +73,7 @@ class ReviewController(QObject):
         self.rule: WorkspaceRule | None = None
         self.reason_dialog: ReasonDialog | None = None
         self.audit_dialog: AuditDialog | None = None
+        self.conflict_dialog: ConflictDialog | None = None
         self.interactive = True  # False for --screenshot: never ask for a name
         self._held = False
         self._pending: tuple[WorkspaceRule | None] | None = None
@@ -204,27 +213,34 @@ class ReviewController(QObject):
             return None
         return row, reviewer
 
+    def _request(self, row: WorkspaceRule, action: str, reviewer: str, reason: str | None = None) -> DecisionRequest:
+        """The request names the version the reviewer saw, or the newer one their own write left."""
+        services = self.db.services()
+        seen = row.row_version if services is None else versions_for(services.store).expected(
+            "rule", row.rule_id, row.row_version)
+        return request(row, action, reviewer, reason, expected_version=seen)
+
     def approve(self) -> None:
         found = self._target()
         if found is not None:
-            self._submit(request(found[0], "approve", found[1]), found[0])
+            self._submit(self._request(found[0], "approve", found[1]), found[0])
 
     def reject(self) -> None:
         found = self._target()
         if found is not None:
             row, reviewer = found
             self._ask_reason("Reject rule", f"Why reject this rule?\n{row.trigger}", "Reject",
-                             lambda reason: self._submit(request(row, "reject", reviewer, reason), row))
+                             lambda reason: self._submit(self._request(row, "reject", reviewer, reason), row))
 
     def defer(self) -> None:
         found = self._target()
         if found is not None:
-            self._submit(request(found[0], "defer", found[1]), found[0])
+            self._submit(self._request(found[0], "defer", found[1]), found[0])
 
     def _submit(self, req: DecisionRequest, row: WorkspaceRule) -> None:
         self.reason_dialog = None
         self.deciding = True
-        handle = self.db.op(lambda s: decide(s.store, req), lambda _outcome: self._decided(req, row),
+        handle = self.db.op(lambda s: decide(s.store, req), lambda outcome: self._decided(req, row, outcome),
                             kinds={"decisions"}, initiator=self, name=f"{req.action} rule {row.rule_id}",
                             on_error=lambda error: self._refused(error, req, row))
         if handle is None:
@@ -235,9 +251,12 @@ class ReviewController(QObject):
     def _decision_finished(self) -> None:
         self.deciding = False
 
-    def _decided(self, req: DecisionRequest, row: WorkspaceRule) -> None:
+    def _decided(self, req: DecisionRequest, row: WorkspaceRule, outcome: Any) -> None:
         self.deciding = False
         self._refused_for = None
+        services = self.db.services()
+        if services is not None:  # the reviewer's next decision on this rule names this version
+            versions_for(services.store).note("rule", row.rule_id, outcome.row_version)
         self._after_decision(req.action, row)
 
     def _refused(self, refusal: BaseException, req: DecisionRequest, row: WorkspaceRule) -> None:
@@ -257,6 +276,8 @@ class ReviewController(QObject):
             self._ask_reason("Approve a rule from a tainted source",
                              f"{first_upper(str(refusal))}.\nWhy is this rule safe to carry?",
                              "Approve", lambda reason: self._submit(replace(req, reason=reason), row))
+        elif isinstance(refusal, ConcurrentChangeError):
+            self._conflict(refusal, req, row)
         elif isinstance(refusal, BrokenNotOpened):
             self._refused_for = (row.result_id, req.reviewer)
             self._refuse_approval(refusal)
@@ -266,6 +287,27 @@ class ReviewController(QObject):
         else:
             self.evidence.show_message(f"The decision was not saved: {type(refusal).__name__}: {refusal}")
             self.status_message.emit(f"The decision was not saved: {refusal}")
+
+    def _conflict(self, error: ConcurrentChangeError, req: DecisionRequest, row: WorkspaceRule) -> None:
+        """Another reviewer decided or edited the rule first: show who, what, when; the reviewer chooses."""
+        self.status_message.emit(f"Not saved: rule {row.origin} was changed by {error.by or 'another writer'}")
+
+        def keep_mine(found: int) -> None:
+            self.conflict_dialog = None
+            self._submit(replace(req, expected_version=found), row)
+
+        def take_theirs() -> None:
+            self.conflict_dialog = None
+            self.evidence.show_message(f"Kept {error.by or 'the other'}'s change; yours ({req.action}) was dropped.")
+            self.rules.refresh(select=row.rule_id)
+
+        def cancel() -> None:
+            self.conflict_dialog = None
+            self.status_message.emit(f"Nothing saved for rule {row.origin}")
+
+        reason = f" ({req.reason})" if req.reason else ""
+        self.conflict_dialog = ask_conflict(self._parent, error, f"{req.reviewer} {req.action}{reason}",
+                                            keep_mine=keep_mine, take_theirs=take_theirs, cancel=cancel)
 
     def _ask_reason(self, title: str, prompt: str, ok_text: str, then: Callable[[str], None]) -> None:
         dialog = ReasonDialog(title, prompt, self._parent, ok_text=ok_text)
@@ -312,88 +354,20 @@ class ReviewController(QObject):
         if self.db.services() is None or not reviewer:
             return
 
-        def undone(decision: Any) -> None:
+        def work(s: StoreServices) -> tuple[Any, int | None]:
+            decision = undo_last(s.store, reviewer)
+            return decision, None if decision is None else version_after_own_undo(s.store, decision.rule_id, reviewer)
+
+        def undone(found: tuple[Any, int | None]) -> None:
+            decision, version = found
             if decision is None:
                 self.status_message.emit("Nothing to undo")
                 return
+            services = self.db.services()
+            if services is not None:  # a decision right after the undo is no conflict with oneself
+                versions_for(services.store).note("rule", decision.rule_id, version)
             self.rules.refresh(select=decision.rule_id)
             self.status_message.emit(
                 f"Undid {decision.action} of rule {decision.rule_id} (recorded in the audit log)")
 
-        self.db.op(lambda s: undo_last(s.store, reviewer), undone, kinds={"decisions"}, initiator=self, name="undo decision")
-
-    # -- marks and waivers -------------------------------------------------------------
-    def mark_row(self, mark: str) -> None:
-        outcome = self.evidence.current_outcome()
-        if self.db.services() is None or self.rule is None or outcome is None:
-            self.status_message.emit("Select an evidence row to mark")
-            return
-        reviewer = self._reviewer()
-        if not reviewer:
-            return
-        result_id, pk, bucket = self.rule.result_id, outcome.trajectory_pk, outcome.bucket
-
-        def marked(_r: object) -> None:
-            self._refresh_flags()
-            self.status_message.emit(f"Marked {outcome.trajectory_id}: {MARK_TEXT[mark]}")
-
-        self.db.op(lambda s: s.reviews.mark(reviewer, result_id, pk, bucket, mark), marked, kinds={"marks"}, initiator=self,
-                   name="mark evidence row")
-        self.evidence.move_row(1)
-
-    def mark_verdict(self, mark: str) -> None:
-        if self.db.services() is None or self.rule is None:
-            return
-        reviewer = self._reviewer()
-        if not reviewer or self.rule is None:
-            return
-        result_id, verdict = self.rule.result_id, self.rule.verdict
-
-        def marked(_r: object) -> None:
-            self.rules.refresh()
-            self.status_message.emit(f"Marked the verdict ({verdict}): {MARK_TEXT[mark]}")
-
-        self.db.op(lambda s: s.reviews.mark(reviewer, result_id, None, verdict, mark), marked, kinds={"marks"}, initiator=self,
-                   name="mark verdict")
-
-    def waive(self) -> None:
-        outcome = self.evidence.current_outcome()
-        if self.db.services() is None or self.rule is None or outcome is None or outcome.bucket != "broken":
-            self.status_message.emit("Select a broken row to waive")
-            return
-        reviewer = self._reviewer()
-        if not reviewer:
-            return
-        result_id = self.rule.result_id
-        dialog = ReasonDialog("Waive broken trajectory",
-                              f"Why may {outcome.trajectory_id} be approved without opening it?", self._parent,
-                              ok_text="Waive")
-
-        def waived(_r: object) -> None:
-            self._refresh_flags()
-            self._update_refusal()
-            self.status_message.emit(f"Waived {outcome.trajectory_id}")
-
-        def record(reason: str) -> None:
-            self.reason_dialog = None
-            self.db.op(lambda s: s.reviews.waive(reviewer, result_id, outcome.trajectory_pk, reason), waived,
-                       kinds={"marks"}, initiator=self, name="waive broken row")
-
-        dialog.reason_given.connect(record)
-        dialog.finished.connect(lambda _r: dialog.deleteLater())
-        self.reason_dialog = dialog
-        dialog.open()
-        dialog.edit.setFocus()
-
-    def show_audit(self) -> None:
-        if self.db.services() is None or self.rule is None:
-            return
-        rule = self.rule
-
-        def shown(events: Any) -> None:
-            dialog = AuditDialog(f"{rule.origin}\nWhen: {rule.trigger}", events, self._parent)
-            dialog.finished.connect(lambda _r: dialog.deleteLater())
-            self.audit_dialog = dialog
-            dialog.open()
-
-        self.db.query(lambda s: s.reviews.rule_audit(rule.rule_id), shown, name="audit log")
+        self.db.op(work, undone, kinds={"decisions"}, initiator=self, name="undo decision")

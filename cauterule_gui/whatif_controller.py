@@ -3,7 +3,9 @@ against the result the reviewer was looking at (the previous version's).
 
 The rule text is read, the edit saved (``core.decisions.save_whatif_edit``, which decides
 whether it is a new version) and the moves read through the window's database executor; the
-GUI thread only shows.
+GUI thread only shows. The edit names the rule's row version the reviewer saw (or their own
+last write's): an edit made after another reviewer's decision or edit opens the conflict
+dialog (``review_conflicts``) instead of saving over it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from core.decisions import WhatIfEdit, save_whatif_edit
+from core.domain.errors import ConcurrentChangeError
 from core.store.workspace_query import WorkspaceRule, WorkspaceScope
 
 from cauterule_gui.db.executor import DatabaseExecutor
@@ -21,6 +24,7 @@ from cauterule_gui.jobs.replay_job import ReplayDone
 from cauterule_gui.models.formatting import VERDICT_TEXT
 from cauterule_gui.panels.whatif_dialog import WhatIfDialog
 from cauterule_gui.replay_controller import ReplayController
+from cauterule_gui.review_conflicts import ConflictDialog, ask_conflict, versions_for
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 
@@ -39,6 +43,7 @@ class WhatIfController(QObject):
         self._rule: WorkspaceRule | None = None
         self._before_result: int | None = None
         self._waiting_run = False
+        self.conflict_dialog: ConflictDialog | None = None
         replay.replay_finished.connect(self._on_replay_finished)
 
     def open(self, rule: WorkspaceRule | None) -> None:
@@ -67,9 +72,10 @@ class WhatIfController(QObject):
         self.dialog = None
         self._waiting_run = False
 
-    def run(self, trigger: str, directive: str) -> None:
+    def run(self, trigger: str, directive: str, expected: int | None = None) -> None:
         rule = self._rule
-        if rule is None or self.dialog is None:
+        services = self.db.services()
+        if rule is None or self.dialog is None or services is None:
             return
         if self._replay.running:
             self.dialog.show_failure("A replay is already running; wait for it or cancel it first.")
@@ -79,11 +85,44 @@ class WhatIfController(QObject):
             return
         dialog = self.dialog
         dialog.set_running("Saving…")
-        self.db.op(lambda s: save_whatif_edit(s.store, rule.rule_id, trigger, directive, reviewer),
-                   self._saved, kinds={"rules"}, name="what-if edit",
-                   on_error=lambda error: dialog.show_failure(str(error)[:1].upper() + str(error)[1:]))
+        book = versions_for(services.store)
+        seen = expected if expected is not None else book.expected("rule", rule.rule_id, rule.row_version)
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, ConcurrentChangeError):
+                self._conflict(error, trigger, directive)
+            else:
+                dialog.show_failure(str(error)[:1].upper() + str(error)[1:])
+
+        self.db.op(lambda s: save_whatif_edit(s.store, rule.rule_id, trigger, directive, reviewer,
+                                              expected_version=seen),
+                   self._saved, kinds={"rules"}, name="what-if edit", on_error=failed)
+
+    def _conflict(self, error: ConcurrentChangeError, trigger: str, directive: str) -> None:
+        """Someone decided on or edited the rule since it was shown: the reviewer chooses."""
+        dialog = self.dialog
+        if dialog is None:
+            return
+        dialog.show_failure(f"Not saved: {error.by or 'another writer'} changed the rule first.")
+
+        def keep_mine(found: int) -> None:
+            self.conflict_dialog = None
+            self.run(trigger, directive, expected=found)
+
+        def take_theirs() -> None:
+            self.conflict_dialog = None
+            dialog.reject()  # drop the edit; the window already shows the other reviewer's change
+
+        def cancel() -> None:
+            self.conflict_dialog = None  # the edit stays in the dialog, unsaved
+
+        self.conflict_dialog = ask_conflict(self._parent, error, f"edit: when {trigger} / do {directive}",
+                                            keep_mine=keep_mine, take_theirs=take_theirs, cancel=cancel)
 
     def _saved(self, edit: WhatIfEdit) -> None:
+        services = self.db.services()
+        if services is not None:  # the reviewer's next decision or edit names the version this edit left
+            versions_for(services.store).note("rule", edit.rule_id, edit.row_version)
         if self.dialog is None:
             return
         handle = self._replay.start(edit.label, [edit.rule_id])

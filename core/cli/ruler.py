@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
+
+from core.store.engine import default_store_path, store_location
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -28,7 +29,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "ruler", help="canaries, floors and mutation drops for every comparator; exit 3 when one is flagged",
         description=__doc__.splitlines()[0], epilog="exit codes: 0 ok, 3 a comparator is flagged, 1 error, 2 usage",
     )
-    p.add_argument("--store", type=Path, default=None, help="store file (default: the per-user store)")
+    # The one store type of every command: a file path (SQLite) or a postgresql:// URL.
+    p.add_argument("--store", type=store_location, default=None,
+                   help=f"store file or postgresql:// URL (default: {default_store_path()})")
     p.add_argument("--run", type=int, default=None, help="replay run whose answers feed the agreement rows "
                    "(default: the latest complete run)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

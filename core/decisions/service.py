@@ -47,6 +47,7 @@ from core.store.promotion_repo import (
 )
 from core.store.replay_repo import ReplayRepository, StoredResult
 from core.store.review_repo import Decision, waivers_in, write_decision, write_waiver
+from core.store.row_versions import rule_version
 from core.store.rule_repo import RuleRepository
 from core.timeutil import utc_now
 
@@ -99,6 +100,9 @@ class DecisionOutcome:
     promotion: Promotion | None  # approve / retire / supersede
     created: bool  # approve: a new standing rule (False: an active one re-approved)
     message: str  # what every surface shows
+    # The rule's row version right after this decision, read in its transaction: the version a
+    # screen holds next, so the reviewer's own next decision on the rule is no conflict.
+    row_version: int | None = None
 
 
 def decide(store: Store, request: DecisionRequest) -> DecisionOutcome:
@@ -155,9 +159,10 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
         decision = write_decision(session, request.rule_id, version_id, request.run_id, reviewer, request.action,
                                   reason, evidence, _audit_extra(request, None, None),
                                   expected_version=request.expected_version)
+        version = rule_version(session, request.rule_id)
     past = {"reject": "rejected", "defer": "deferred"}[request.action]
     return DecisionOutcome(request.action, request.rule_id, decision, None, False,
-                           f"{rule.rule_ref or rule.origin} {past} (saved).")
+                           f"{rule.rule_ref or rule.origin} {past} (saved).", version)
 
 
 def _approval_result(store: Store, rule_id: int, run_id: int | None) -> tuple[StoredResult, Any]:
@@ -232,6 +237,7 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
                                   "approve", reason, evidence, extra, expected_version=request.expected_version)
         promotion, created = promote_in(session, decision, request.rule_id, result.rule_version_id, result.run_id,
                                         reviewer, reason, provenance, evidence, extra)
+        version = rule_version(session, request.rule_id)
     label = _label(store, request.rule_id)
     waived = f" ({len(waivers)} broken trajector{'y' if len(waivers) == 1 else 'ies'} waived)" if waivers else ""
     if created:
@@ -239,7 +245,7 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
     else:
         message = (f"{promotion.standing_id} re-approved on run #{result.run_id}: its evidence snapshot is the new "
                    f"run's{waived}.")
-    return DecisionOutcome("approve", request.rule_id, decision, promotion, created, message)
+    return DecisionOutcome("approve", request.rule_id, decision, promotion, created, message, version)
 
 
 def _gate_summary(gate: Gate) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 The Review tab's what-if dialog only asks; this decides: the rule must exist, the trigger and
 directive must not be blank, and an unchanged text makes no new version (the replay then
 re-runs the latest one). Checked inside the write transaction that saves the version, with
-its ``edit_rule`` audit event.
+its ``edit_rule`` audit event. With ``expected_version`` (the rule's row version the screen
+showed) an edit made after another reviewer's decision or edit is refused
+(``ConcurrentChangeError``: who did what, when); nothing is saved.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from core.store.engine import Store
 from core.store.review_repo import append_audit
+from core.store.row_versions import rule_version
 from core.store.rule_repo import RuleText, _add_version, _latest_version_row, _text_of
 
 WHATIF_NOTE = "what-if edit in the review workspace"
@@ -26,6 +29,7 @@ class WhatIfEdit:
     rule_id: int
     version: int
     changed: bool  # False: the text was the latest version's, nothing was written
+    row_version: int | None = None  # the rule's row version after the save (what the screen holds next)
 
     @property
     def label(self) -> str:
@@ -34,7 +38,7 @@ class WhatIfEdit:
 
 
 def save_whatif_edit(store: Store, rule_id: int, trigger: str, directive: str, author: str,
-                     note: str = WHATIF_NOTE) -> WhatIfEdit:
+                     note: str = WHATIF_NOTE, expected_version: int | None = None) -> WhatIfEdit:
     if not author.strip():
         raise WhatIfRefused("a reviewer name is needed to save an edited rule")
     if not trigger.strip():
@@ -46,12 +50,12 @@ def save_whatif_edit(store: Store, rule_id: int, trigger: str, directive: str, a
         if latest is None:
             raise WhatIfRefused(f"rule {rule_id} does not exist in this store")
         if (trigger, directive) == (latest.trigger, latest.directive):
-            return WhatIfEdit(rule_id, latest.version, changed=False)
+            return WhatIfEdit(rule_id, latest.version, changed=False, row_version=rule_version(session, rule_id))
         old = _text_of(latest)
         text = RuleText(trigger=trigger, directive=directive, context=old.context, signature=old.signature,
                         because=old.because, confidence=old.confidence)
-        row = _add_version(session, rule_id, text, author, note)
+        row = _add_version(session, rule_id, text, author, note, expected_version)
         append_audit(session, author, "edit_rule", "rule", rule_id, note,
                      before={"version": latest.version, "trigger": latest.trigger, "directive": latest.directive},
                      after={"version": row.version, "trigger": row.trigger, "directive": row.directive})
-        return WhatIfEdit(rule_id, row.version, changed=True)
+        return WhatIfEdit(rule_id, row.version, changed=True, row_version=rule_version(session, rule_id))

@@ -16,7 +16,7 @@ Approved rules carry their stale-approval report (``evidence.compare``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.promotion.evidence import StaleReport, compare
@@ -26,6 +26,7 @@ from core.store.engine import Store
 from core.store.promotion_repo import Promotion, PromotionRepository, ResultRef
 from core.store.replay_repo import ReplayRepository, StoredResult
 from core.store.review_repo import ReviewRepository
+from core.store.row_versions import rule_versions
 from core.store.rule_repo import RuleRepository
 
 MATCH_BUCKETS = ("prevented", "broken", "near_miss")
@@ -72,6 +73,7 @@ class QueueItem:
     stale: StaleReport | None = None
     notes: tuple[str, ...] = ()
     imported: bool = False  # an imported standing rule (no Workbench approval behind it)
+    row_version: int = 0  # the rule's row version, read before the rest: a decision names it (conflicts)
 
     def gate(self, name: str) -> Gate:
         return next(g for g in self.gates if g.name == name)
@@ -117,6 +119,7 @@ def promotion_queue(
 ) -> PromotionQueue:
     """Every rule in the store (all kinds unless ``kinds`` narrows it), each with its gates."""
     sim = similarity if similarity is not None else lexical()
+    versions = rule_versions(store)  # first: a change made while the queue is read is a conflict later
     repo = PromotionRepository(store)
     rules = {r.id: r for r in RuleRepository(store).list_rules(kinds=None if kinds is None else list(kinds))}
     newest = {rid: ref for rid, ref in repo.newest_complete_results_per_rule().items() if rid in rules}
@@ -148,7 +151,8 @@ def promotion_queue(
             notes.append(f"{promotion.standing_id} is active but its approval was undone or replaced; "
                          "retire it or approve again")
         if result is None:
-            items.append(_unreplayed(info, decision, standing_id, status, imported, stale, notes))
+            items.append(replace(_unreplayed(info, decision, standing_id, status, imported, stale, notes),
+                                 row_version=versions.get(rule_id, 0)))
             continue
         gates = (
             Gate("verdict", "pass" if result.verdict == "pass" else "fail", f"{result.verdict} ({result.reason})",
@@ -159,6 +163,7 @@ def promotion_queue(
             conflicts[rule_id],
         )
         items.append(QueueItem(
+            row_version=versions.get(rule_id, 0),
             rule_id=rule_id, rule_version_id=result.rule_version_id, version=result.version, origin=info.origin,
             kind=info.kind, trigger=result.trigger, directive=result.directive,
             source_trajectory=info.source_trajectory, run_id=result.run_id, result_id=result.id,

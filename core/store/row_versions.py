@@ -17,14 +17,20 @@ from another lead is a conflict (:func:`check_adjudication`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import CursorResult, text
 from sqlmodel import Session
 
 from core.domain.errors import ConcurrentChangeError
 
-__all__ = ["ConcurrentChangeError", "LastChange", "bump_rule", "check_adjudication", "last_rule_change", "rule_version"]
+if TYPE_CHECKING:
+    from core.store.engine import Store
+
+__all__ = [
+    "ConcurrentChangeError", "LastChange", "adjudication_in_force", "adjudications_in_force", "bump_rule",
+    "check_adjudication", "last_rule_change", "rule_version", "rule_versions", "version_after_own_undo",
+]
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,55 @@ def rule_version(session: Session, rule_id: int) -> int:
     if value is None:
         raise LookupError(f"no rule {rule_id} in this store")
     return int(value)
+
+
+def rule_versions(store: Store) -> dict[int, int]:
+    """Every rule's row version (a screen reads these FIRST, before the rows it shows: a change
+    made in between then looks like a conflict, never like a version already seen)."""
+    with store.read_session() as session:
+        return {int(r[0]): int(r[1]) for r in session.execute(text("SELECT id, row_version FROM rule")).all()}
+
+
+def version_after_own_undo(store: Store, rule_id: int, reviewer: str) -> int | None:
+    """The rule's version right after ``reviewer``'s undo, if nothing changed the rule since (else None).
+
+    Undo writes no version of its own to return; this reads it back and accepts it only when
+    the newest change of the rule is that undo (every change is a decision row or a text
+    version), so a screen never takes on a version that hides another reviewer's change."""
+    with store.read_session() as session:
+        version = rule_version(session, rule_id)
+        newest = session.execute(text(
+            "SELECT reviewer, action, created_at FROM decision WHERE rule_id = :id ORDER BY id DESC LIMIT 1"),
+            {"id": rule_id}).first()
+        edited = session.execute(text("SELECT max(created_at) FROM rule_version WHERE rule_id = :id AND version > 1"),
+                                 {"id": rule_id}).scalar_one_or_none()
+    if newest is None or (str(newest[0]), str(newest[1])) != (reviewer, "undo"):
+        return None
+    if edited is not None and str(edited) >= str(newest[2]):  # an edit at the same instant: cannot tell
+        return None
+    return version
+
+
+def adjudication_in_force(store: Store, trajectory_pk: int) -> int:
+    """The id of the trajectory's ruling in force (0: none): what a lead's ruling names as ``expected_current``."""
+    with store.read_session() as session:
+        return _ruling_in_force(session, trajectory_pk)
+
+
+def adjudications_in_force(store: Store) -> dict[int, int]:
+    """Every adjudicated trajectory's ruling in force (its id), read before a screen's other rows."""
+    with store.read_session() as session:
+        rows = session.execute(text(
+            "SELECT trajectory_pk, id FROM adjudication WHERE trajectory_pk IS NOT NULL "
+            "ORDER BY trajectory_pk, created_at, id")).all()
+    return {int(r[0]): int(r[1]) for r in rows}  # the newest of each trajectory comes last
+
+
+def _ruling_in_force(session: Session, trajectory_pk: int) -> int:
+    value = session.execute(text(
+        "SELECT id FROM adjudication WHERE trajectory_pk = :t ORDER BY created_at DESC, id DESC LIMIT 1"),
+        {"t": trajectory_pk}).scalar_one_or_none()
+    return 0 if value is None else int(value)
 
 
 def last_rule_change(session: Session, rule_id: int) -> LastChange | None:

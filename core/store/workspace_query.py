@@ -69,6 +69,9 @@ class WorkspaceRule:
     group_key: str | None = None
     group_size: int = 1
     group_unreviewed: int = 0
+    # The rule's row version read with the row (core.store.row_versions): a decision or edit made
+    # from this row names it, so another reviewer's change since is a conflict, never overwritten.
+    row_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ ROW_COLUMNS = (
 # A result with its rule version, rule, run and corpus: the columns of one table row.
 RESULT_ROWS_SQL = """
         SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive, rv.dup_key, r.origin, r.kind,
-               r.domain AS rule_domain, r.source_trajectory, c.name AS rule_corpus,
+               r.domain AS rule_domain, r.source_trajectory, r.row_version, c.name AS rule_corpus,
                run.status AS run_status, run.profile,
                (SELECT max(v2.version) FROM rule_version v2 WHERE v2.rule_id = rv.rule_id) AS latest_version
         FROM replay_result rr
@@ -223,4 +226,5 @@ def workspace_rule(found: Any) -> WorkspaceRule:
         reviewer=r["d_reviewer"], decision_reason=r["d_reason"], decided_version_id=r["d_version"],
         verdict_mark=r["m_mark"], group_key=r.get("g_key") or r.get("dup_key"),
         group_size=int(r.get("g_size") or 1), group_unreviewed=int(r.get("g_unreviewed") or 0),
+        row_version=None if r.get("row_version") is None else int(r["row_version"]),
     )

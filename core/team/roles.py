@@ -10,6 +10,8 @@ or ``lead`` (``lead`` includes ``reviewer``). The server decides, on every state
 * only a lead assigns blind items to reviewers (a reviewer reads only their own assignments),
   adjudicates labels, approves (``decision.action = 'approve'``), writes
   promotions and standing ids, and exports (``may_export``, asked before writing a rule store);
+* once a lead assigned a blind session, a login inserts judgements only of the items assigned
+  to them (``workbench_may_judge``, revision ``0006_enforce``);
 * a blind judgement is visible to its reviewer and to leads; another reviewer sees it only
   after committing their own judgement of the same item (the blind protocol's rule, enforced
   by the server, not by the window).
@@ -67,6 +69,16 @@ def _statements() -> list[str]:
            SELECT EXISTS (SELECT 1 FROM agreement_judgement WHERE item_id = item AND reviewer = session_user) $$""",
         "REVOKE ALL ON FUNCTION workbench_has_judged(integer) FROM PUBLIC",
         f"GRANT EXECUTE ON FUNCTION workbench_has_judged(integer) TO {REVIEWER}",
+        # Whether the current login may judge an item: its session is not assigned, or the item
+        # is assigned to them (revision 0006_enforce); past the assignments' own policies.
+        """CREATE OR REPLACE FUNCTION workbench_may_judge(item integer) RETURNS boolean
+           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
+           SELECT coalesce((SELECT s.assigned_per_item IS NULL OR EXISTS (
+               SELECT 1 FROM agreement_assignment a
+               WHERE a.session_id = i.session_id AND a.ordinal = i.ordinal AND a.reviewer = session_user)
+             FROM agreement_item i JOIN agreement_session s ON s.id = i.session_id WHERE i.id = item), false) $$""",
+        "REVOKE ALL ON FUNCTION workbench_may_judge(integer) FROM PUBLIC",
+        f"GRANT EXECUTE ON FUNCTION workbench_may_judge(integer) TO {REVIEWER}",
     ]
     for table, column in OWN_ROWS.items():
         mine = f"({column} = session_user OR {lead})"
@@ -74,6 +86,8 @@ def _statements() -> list[str]:
         if table == "agreement_judgement":
             read = f"(reviewer = session_user OR {lead} OR workbench_has_judged(item_id))"
         write = f"{mine} AND (action <> 'approve' OR {lead})" if table == "decision" else mine
+        if table == "agreement_judgement":  # an assigned session: only the items assigned to this login
+            write = f"{mine} AND workbench_may_judge(item_id)"
         out += [
             f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
             f"DROP POLICY IF EXISTS team_read ON {table}",

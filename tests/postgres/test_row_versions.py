@@ -89,3 +89,59 @@ def test_writes_that_name_no_version_still_count_as_changes(store: Store, rule: 
     decide(store, DecisionRequest("defer", "cli-user", rule_id, reason="later"))  # the CLI names no version
     with pytest.raises(ConcurrentChangeError):
         decide(store, DecisionRequest("reject", "ana", rule_id, reason="no", expected_version=seen))
+
+
+# -- what the screens hold: the version read with the row, and the version after their own write --------
+def test_a_decision_returns_the_version_its_screen_holds_next(store: Store, rule: tuple[Builder, int]) -> None:
+    _, rule_id = rule
+    seen = RuleRepository(store).row_version(rule_id)
+    outcome = decide(store, DecisionRequest("defer", "ana", rule_id, expected_version=seen))
+    assert outcome.row_version == seen + 1 == RuleRepository(store).row_version(rule_id)
+    # ana's own next decision names the version her own write left: no conflict with herself
+    decide(store, DecisionRequest("reject", "ana", rule_id, reason="too broad", expected_version=outcome.row_version))
+    assert _decisions(store) == [("ana", "defer"), ("ana", "reject")]
+
+
+def test_a_review_row_and_a_promotion_queue_item_carry_the_rules_version(store: Store, rule: tuple[Builder, int]) -> None:
+    from core.promotion.queue import promotion_queue
+    from core.store.workspace_query import WorkspaceScope
+    from core.store.workspace_repo import WorkspaceRepository
+
+    b, rule_id = rule
+    b.run([(rule_id, "pass", {"prevented": ["F-1"]})])
+    decide(store, DecisionRequest("defer", "cli-user", rule_id))  # the version moves on
+    version = RuleRepository(store).row_version(rule_id)
+    row = WorkspaceRepository(store).rule_row(WorkspaceScope(), rule_id)
+    assert row is not None and row.row_version == version > 0
+    item = next(i for i in promotion_queue(store).items if i.rule_id == rule_id)
+    assert item.row_version == version
+
+
+def test_a_whatif_edit_after_another_reviewers_decision_is_refused(store: Store, rule: tuple[Builder, int]) -> None:
+    from core.decisions import save_whatif_edit
+
+    _, rule_id = rule
+    seen = RuleRepository(store).row_version(rule_id)
+    decide(store, DecisionRequest("reject", "bo", rule_id, reason="fires on every push"))
+    with pytest.raises(ConcurrentChangeError, match=r"bo reject \(fires on every push\)"):
+        save_whatif_edit(store, rule_id, "when a push is refused", "pull first", "ana", expected_version=seen)
+    info = RuleRepository(store).get(rule_id)
+    assert info is not None and info.latest.version == 1  # nothing saved
+    edit = save_whatif_edit(store, rule_id, "when a push is refused", "pull first", "ana",
+                            expected_version=RuleRepository(store).row_version(rule_id))
+    assert edit.changed and edit.row_version == RuleRepository(store).row_version(rule_id)
+
+
+def test_the_adjudication_service_passes_the_ruling_the_lead_saw(store: Store, rule: tuple[Builder, int]) -> None:
+    from core.agreement.team import adjudicate
+    from core.store.row_versions import adjudication_in_force
+
+    b, _ = rule
+    pk = b.pks["F-1"]
+    seen = adjudication_in_force(store, pk)
+    assert seen == 0
+    first = adjudicate(store, "lena", pk, LabelText("when push is rejected", "pull first"), "clearest",
+                       expected_current=seen)
+    assert adjudication_in_force(store, pk) == first.id
+    with pytest.raises(ConcurrentChangeError, match="lena ruled"):
+        adjudicate(store, "lars", pk, LabelText("when the remote refuses", "fetch"), "mine", expected_current=seen)

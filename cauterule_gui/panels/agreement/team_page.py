@@ -1,4 +1,11 @@
-"""The agreement screen's Team page: export / import, inter-reviewer agreement and adjudication."""
+"""The agreement screen's Team page: export / import, assignments, inter-reviewer agreement and
+adjudication.
+
+A ruling names the ruling in force the lead saw (its id, read BEFORE the disagreements it is
+shown with; 0: none). When another lead ruled in between, nothing is saved and the conflict
+dialog (``cauterule_gui.review_conflicts``) shows their ruling: keep mine (rule again over
+it), take theirs (drop mine and show theirs), or cancel.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.domain.errors import ConcurrentChangeError
 from core.domain.labels import LabelText
 
 from cauterule_gui.jobs.runner import JobHandle
@@ -31,10 +39,14 @@ from cauterule_gui.models.agreement_team_models import (
 from cauterule_gui.panels.agreement.team_status import TeamStatusSection
 from cauterule_gui.panels.base import bold, make_table
 from cauterule_gui.plain_text import plain_label
+from cauterule_gui.review_conflicts import ConflictDialog, ask_conflict, versions_for
 
 
 class TeamPage(TeamStatusSection):
     """The Team page of ``AgreementPanel`` (a mixin: the widgets live on the panel)."""
+
+    rulings_seen: dict[int, int] = {}  # trajectory pk -> ruling in force when the team view was read
+    conflict_dialog: ConflictDialog | None = None
 
     def _build_team(self) -> QWidget:
         page = QWidget(self)
@@ -123,14 +135,20 @@ class TeamPage(TeamStatusSection):
         self.compute_team_status()
         session = self.current_session()
         session_id = None if session is None else session.id
-        handle = self._db(lambda store: agreement_data.team_view(store, session_id), "team agreement",
-                          key=f"agreement-team:{id(self)}")
+        def read(store: Any) -> tuple[dict[int, int], agreement_data.TeamView]:
+            from core.store.row_versions import adjudications_in_force
+
+            rulings = adjudications_in_force(store)  # first: a ruling made meanwhile is a conflict later
+            return rulings, agreement_data.team_view(store, session_id)
+
+        handle = self._db(read, "team agreement", key=f"agreement-team:{id(self)}")
         if handle is not None:
             handle.result.connect(self._on_team)
             handle.error.connect(self._failed("Could not compute team agreement"))
         return handle
 
-    def _on_team(self, team: agreement_data.TeamView) -> None:
+    def _on_team(self, found: tuple[dict[int, int], agreement_data.TeamView]) -> None:
+        self.rulings_seen, team = found
         self.last_team = team
         j, lab = team.judgements, team.labels
         lines = []
@@ -189,21 +207,53 @@ class TeamPage(TeamStatusSection):
         item = self._selected_disagreement()
         reason = self.reason_edit.text().strip()
         lead = self.identity.require(self)
-        if item is None or not reason or not lead:
+        services = self._services()
+        if item is None or not reason or not lead or services is None:
             return None
-        from core.agreement.team import adjudicate
-
         chosen: str | LabelText = self.chosen_combo.currentData() or LabelText(self.own_trigger.text(),
                                                                                self.own_directive.text())
         pk = item.trajectory_pk
-        handle = self._op(lambda store: adjudicate(store, lead, pk, chosen, reason), "adjudicate",
-                          {"agreement", "labels"})
+        seen = versions_for(services.store).expected("ruling", pk, self.rulings_seen.get(pk, 0))
+        return self._rule(lead, pk, chosen, reason, seen)
+
+    def _rule(self, lead: str, pk: int, chosen: str | LabelText, reason: str, seen: int | None) -> JobHandle | None:
+        from core.agreement.team import adjudicate
+
+        handle = self._op(lambda store: (store, adjudicate(store, lead, pk, chosen, reason, expected_current=seen)),
+                          "adjudicate", {"agreement", "labels"})
         if handle is not None:
-            handle.result.connect(lambda _adj: self._on_adjudicated(pk))
-            handle.error.connect(self._failed("The ruling was not recorded"))
+            handle.result.connect(lambda found: self._on_adjudicated(pk, found))
+            not_recorded = self._failed("The ruling was not recorded")
+            handle.error.connect(lambda failure: self._ruling_conflict(failure.exception, lead, pk, chosen, reason)
+                                 if isinstance(failure.exception, ConcurrentChangeError) else not_recorded(failure))
         return handle
 
-    def _on_adjudicated(self, pk: int) -> None:
+    def _ruling_conflict(self, error: ConcurrentChangeError, lead: str, pk: int, chosen: str | LabelText,
+                         reason: str) -> None:
+        """Another lead ruled on the trajectory since it was shown: the lead chooses."""
+        self.message.setText(f"The ruling was not recorded: {error}")
+
+        def keep_mine(found: int) -> None:
+            self.conflict_dialog = None
+            self._rule(lead, pk, chosen, reason, found)
+
+        def take_theirs() -> None:
+            self.conflict_dialog = None
+            self.reason_edit.clear()
+            self.message.setText(f"Kept {error.by or 'the other lead'}'s ruling; yours was dropped.")
+            self.compute_team()
+
+        def cancel() -> None:
+            self.conflict_dialog = None
+            self.message.setText("Nothing recorded; your ruling is still in the form.")
+
+        mine = chosen if isinstance(chosen, str) else f'"{chosen.trigger}" -> "{chosen.directive}"'
+        self.conflict_dialog = ask_conflict(self, error, f"{lead} rules {mine} ({reason})",
+                                            keep_mine=keep_mine, take_theirs=take_theirs, cancel=cancel)
+
+    def _on_adjudicated(self, pk: int, found: Any) -> None:
+        store, ruling = found
+        versions_for(store).note("ruling", pk, ruling.id)  # the lead's next ruling here builds on this one
         self.reason_edit.clear()
         self.message.setText("Ruling recorded: it is now the ground truth for this trajectory (history kept).")
         self.adjudicated.emit(pk)

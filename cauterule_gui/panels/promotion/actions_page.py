@@ -1,11 +1,19 @@
-"""Promotion's actions: approve, waive broken evidence, reject, defer, re-approve, retire, supersede."""
+"""Promotion's actions: approve, waive broken evidence, reject, defer, re-approve, retire, supersede.
+
+A decision names the rule's row version read with the queue (or the one this window's own last
+write left): when another reviewer decided on or edited the rule since, nothing is saved and the
+conflict dialog (``cauterule_gui.review_conflicts``) lets the reviewer keep theirs, take the
+other's, or cancel.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from core.decisions import BrokenNotOpened, DecisionRequest, decide
+from core.decisions import BrokenNotOpened, DecisionOutcome, DecisionRequest, decide
+from core.domain.errors import ConcurrentChangeError
 from core.promotion import QueueItem
 
 from cauterule_gui.jobs.runner import JobFailure, JobHandle
@@ -14,10 +22,53 @@ from cauterule_gui.panels.promotion.common import REFUSALS, PendingApproval
 from cauterule_gui.panels.promotion.dialogs import (
     ApprovalInput,
 )
+from cauterule_gui.review_conflicts import ConflictDialog, ask_conflict, versions_for
 
 
 class ActionsPage:
     """The decision actions of ``PromotionPanel`` (a mixin: the widgets live on the panel)."""
+
+    conflict_dialog: ConflictDialog | None = None
+
+    def _expected(self, item: QueueItem) -> int | None:
+        """The rule version this decision is based on: the queue's, or this window's own newer write's."""
+        return versions_for(self._store()).expected("rule", item.rule_id, item.row_version)
+
+    def _send(self, item: QueueItem, request: DecisionRequest, what: str,
+              on_error: Callable[[JobFailure], None] | None = None) -> JobHandle:
+        """Send a decision; a conflicting write opens the conflict dialog, other failures go to ``on_error``."""
+        store = self._store()
+
+        def failed(failure: JobFailure) -> None:
+            if isinstance(failure.exception, ConcurrentChangeError):
+                self._conflict(failure.exception, item, request, what, on_error)
+            elif on_error is not None:
+                on_error(failure)
+            else:
+                self._show_failure(failure, f"{what.capitalize()} failed")
+
+        return self._run(lambda _ctx: decide(store, request), item, what, on_error=failed)
+
+    def _conflict(self, error: ConcurrentChangeError, item: QueueItem, request: DecisionRequest, what: str,
+                  on_error: Callable[[JobFailure], None] | None) -> None:
+        self.set_message(f"Not saved: {error}", "error")
+
+        def keep_mine(found: int) -> None:
+            self.conflict_dialog = None
+            self._send(item, replace(request, expected_version=found), what, on_error)
+
+        def take_theirs() -> None:
+            self.conflict_dialog = None
+            self.set_message(f"Kept {error.by or 'the other'}'s change; your {what} was dropped.", "info")
+            self.refresh()
+
+        def cancel() -> None:
+            self.conflict_dialog = None
+            self.set_message(f"Nothing saved: your {what} of {qm.rule_label(item)} was cancelled.", "info")
+
+        reason = f" ({request.reason})" if request.reason else ""
+        self.conflict_dialog = ask_conflict(self, error, f"{request.reviewer} {request.action}{reason}",
+                                            keep_mine=keep_mine, take_theirs=take_theirs, cancel=cancel)
 
     # -- actions ---------------------------------------------------------------------
     def approve_selected(self) -> JobHandle | None:
@@ -54,14 +105,11 @@ class ActionsPage:
 
     def _submit_approval(self, item: QueueItem, reviewer: str, answer: ApprovalInput,
                          waivers: dict[str, str]) -> JobHandle:
-        store, rule_id, run_id = self._store(), item.rule_id, item.run_id
+        rule_id, run_id = item.rule_id, item.run_id
 
         request = DecisionRequest("approve", reviewer, rule_id=rule_id, run_id=run_id, reason=answer.reason,
                                   override_verdict=answer.against_verdict, acknowledge_gate=answer.acknowledge_gate,
-                                  waivers=dict(waivers), via="promotion")
-
-        def work(_ctx: Any) -> str:
-            return decide(store, request).message
+                                  waivers=dict(waivers), via="promotion", expected_version=self._expected(item))
 
         def refused(failure: JobFailure) -> None:
             if isinstance(failure.exception, BrokenNotOpened):
@@ -72,7 +120,7 @@ class ActionsPage:
                 self._show_failure(failure, "Approval failed")
 
         self._pending = None
-        return self._run(work, item, "approve", on_error=refused)
+        return self._send(item, request, "approve", on_error=refused)
 
     def reject_selected(self) -> JobHandle | None:
         return self._decide("Reject")
@@ -87,10 +135,9 @@ class ActionsPage:
         reason = self.prompts.reason(self, title, f"{title} {qm.rule_label(item)}: why? (recorded with the decision)")
         if not reason:
             return None
-        store = self._store()
         request = DecisionRequest(title.lower(), reviewer, rule_id=item.rule_id, run_id=item.run_id, reason=reason,
-                                  via="promotion")
-        return self._run(lambda _ctx: decide(store, request).message, item, title.lower())
+                                  via="promotion", expected_version=self._expected(item))
+        return self._send(item, request, title.lower())
 
     def retire_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -99,10 +146,9 @@ class ActionsPage:
         reason = self.prompts.reason(self, "Retire", f"Retire the standing rule {item.standing_id}: why?")
         if not reason:
             return None
-        store = self._store()
         request = DecisionRequest("retire", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
                                   reason=reason, via="promotion")
-        return self._run(lambda _ctx: decide(store, request).message, item, "retire")
+        return self._send(item, request, "retire")
 
     def supersede_selected(self) -> JobHandle | None:
         item, reviewer = self._ready()
@@ -115,10 +161,10 @@ class ActionsPage:
         answer = self.prompts.successor(self, item, choices)
         if answer is None or not answer[1]:
             return None
-        store, (successor, reason) = self._store(), answer
+        successor, reason = answer
         request = DecisionRequest("supersede", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
                                   successor=successor, reason=reason, via="promotion")
-        return self._run(lambda _ctx: decide(store, request).message, item, "supersede")
+        return self._send(item, request, "supersede")
 
     def _ready(self) -> tuple[QueueItem | None, str | None]:
         item = self.current_item()
@@ -126,7 +172,7 @@ class ActionsPage:
             return None, None
         return item, self.identity.require(self)
 
-    def _run(self, work: Callable[[Any], str], item: QueueItem, what: str,
+    def _run(self, work: Callable[[Any], DecisionOutcome], item: QueueItem, what: str,
              on_error: Callable[[JobFailure], None] | None = None) -> JobHandle:
         found = self.db.op(lambda _s: work(None), name=f"promotion: {what}", kinds={"promotion", "decisions"},
                            initiator=self, on_error=lambda _e: None)  # the handle's error is shown below
@@ -136,8 +182,12 @@ class ActionsPage:
         self._want_rule = item.rule_id
         self.set_message(f"{what.capitalize()}: saving…", "info")
 
-        def done(text: str) -> None:
-            self.set_message(text, "ok")
+        store = self._store()
+
+        def done(outcome: DecisionOutcome) -> None:
+            # The reviewer's next decision on this rule names the version this one left.
+            versions_for(store).note("rule", outcome.rule_id, outcome.row_version)
+            self.set_message(outcome.message, "ok")
             self.promotion_changed.emit(what)
 
         handle.result.connect(done)

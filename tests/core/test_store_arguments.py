@@ -1,0 +1,40 @@
+"""Every command names its store the same way: a file path (SQLite) or a ``postgresql://`` URL."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+from core.cli.commands import build_parser
+from core.store.engine import StoreUrl, store_location
+
+STORE_DESTS = {"store", "source", "destination", "location"}
+
+
+def _store_arguments(parser: argparse.ArgumentParser, path: str = "") -> Iterator[tuple[str, argparse.Action]]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _store_arguments(sub, f"{path} {name}".strip())
+        elif action.dest in STORE_DESTS:
+            yield path, action
+
+
+def test_every_commands_store_argument_is_the_one_shared_type() -> None:
+    found = list(_store_arguments(build_parser()))
+    assert len(found) > 10  # the walk reached the subcommands
+    wrong = [f"{path} {action.option_strings or action.dest}" for path, action in found
+             if action.type is not store_location]
+    assert wrong == []
+
+
+def test_ruler_accepts_a_postgresql_url() -> None:
+    args = build_parser().parse_args(["ruler", "--store", "postgresql://ana@/team?host=/run/postgresql"])
+    assert isinstance(args.store, StoreUrl)
+    assert str(args.store) == "postgresql://ana@/team?host=/run/postgresql"
+
+
+def test_ruler_still_accepts_a_file_path(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["ruler", "--store", str(tmp_path / "w.sqlite")])
+    assert args.store == tmp_path / "w.sqlite"
