@@ -40,7 +40,6 @@ from cauterule_gui.panels.corpus_navigator import CorpusNavigatorPanel
 from cauterule_gui.panels.import_dialogs import JobProgressWidget
 from cauterule_gui.panels.review_workspace import ReviewWorkspace
 from cauterule_gui.panels.run_history_dock import RunHistoryDock
-from cauterule_gui.panels.shortcuts_dialog import ShortcutsDialog
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.panels.welcome_panel import WelcomePanel
@@ -71,7 +70,7 @@ class MainWindow(QMainWindow):
         self._settings = settings
         self._open_services = open_services
         self.setWindowTitle("CauterRule Workbench")
-        self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.shortcuts_dialog: window_menus.ShortcutsDialog | None = None
         # Every read and write after the store opened goes through this (off the GUI thread).
         self.db = DatabaseExecutor(runner, lambda: self.services, self)
 
@@ -252,15 +251,7 @@ class MainWindow(QMainWindow):
 
     def show_shortcuts(self) -> None:
         """`?` / F1: the keys of the tab in front first, then the window's keys."""
-        current = self.tabs.currentWidget()
-        groups = [("Window", [self.help_action, self.history_action, self.find_action, self.refresh_action,
-                              self.newlines_action, self.new_store_action, self.open_store_action,
-                              self.import_action, self.quit_action, *self.tab_registry.actions])]
-        dialog = ShortcutsDialog(groups, self, rows=self.tab_registry.keys_of(current),
-                                 heading=self.tab_registry.title(current))
-        dialog.finished.connect(lambda _r: dialog.deleteLater())
-        self.shortcuts_dialog = dialog
-        dialog.open()
+        self.shortcuts_dialog = window_menus.show_shortcuts(self)
 
     def set_theme(self, name: str) -> None:
         theme.apply_choice(name)

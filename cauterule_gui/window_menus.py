@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 
 from cauterule_gui import review_menu
+from cauterule_gui.panels.shortcuts_dialog import ShortcutsDialog
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
@@ -99,3 +100,16 @@ def build_actions(window: MainWindow) -> None:
                                                                         "What if…", "Audit log"))))
     evidence.add_row_actions(list(zip(ev["Mark"][:3] + [ev["Evidence"][6]],
                                       ("Right", "Wrong", "Can't tell", "Waive broken…"))))
+
+
+def show_shortcuts(window: MainWindow) -> ShortcutsDialog:
+    """Open the keys dialog: the keys of the tab in front first, then the window's keys."""
+    current = window.tabs.currentWidget()
+    groups = [("Window", [window.help_action, window.history_action, window.find_action, window.refresh_action,
+                          window.newlines_action, window.new_store_action, window.open_store_action,
+                          window.import_action, window.quit_action, *window.tab_registry.actions])]
+    dialog = ShortcutsDialog(groups, window, rows=window.tab_registry.keys_of(current),
+                             heading=window.tab_registry.title(current))
+    dialog.finished.connect(lambda _r: dialog.deleteLater())
+    dialog.open()
+    return dialog

@@ -1,7 +1,7 @@
 """Indexes for the tables at scale; PostgreSQL's trajectory indexes fit any text.
 
 Revision ID: 0008_indexes
-Revises: 0004_assignments
+Revises: 0006_enforce
 
 On PostgreSQL a b-tree entry may not exceed about 2.7 KB (a third of a page), so
 ``ix_trajectory_search`` (it holds ``task`` and ``expected_rule``) and
@@ -18,7 +18,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0008_indexes"
-down_revision = "0004_assignments"
+down_revision = "0006_enforce"
 branch_labels = None
 depends_on = None
 
