@@ -15,8 +15,8 @@ from core.replaying import materialise_expected_rules, run_replay
 from core.store import evidence_pages
 from core.store.engine import Store, open_store
 from core.store.replay_repo import ReplayRepository, StoredResult
+from core.store.result_repo import ResultRepository
 from core.store.review_repo import ReviewRepository
-from core.store.workspace_repo import WorkspaceRepository
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -50,7 +50,7 @@ def test_the_board_reads_one_page_per_bucket_not_every_row(store: Store, monkeyp
     built: list[Any] = []
     real = evidence_pages.outcome_from_row
     monkeypatch.setattr(evidence_pages, "outcome_from_row", lambda s, r: built.append(r) or real(s, r))
-    board = WorkspaceRepository(store).evidence_bundle(result.id, None)
+    board = ResultRepository(store).evidence_bundle(result.id, None)
     assert result.missed_n > 0
     assert len(built) == sum(min(n, evidence_pages.PAGE) for n in board.counts.values())
     built.clear()
@@ -64,7 +64,7 @@ def test_unopened_broken_counts_what_the_approval_gate_checks(store: Store) -> N
     assert evidence_pages.unopened_broken(store, result.id, "ana") == result.broken_n
     assert evidence_pages.unopened_broken(store, result.id, None) == result.broken_n
     broken = evidence_pages.evidence_page(store, result.id, "broken")
-    WorkspaceRepository(store).record_view("ana", result.id, broken[0].trajectory_pk)
+    ReviewRepository(store).record_view("ana", result.id, broken[0].trajectory_pk)
     reviews.waive("ana", result.id, broken[1].trajectory_pk, "flaky network, not the rule")
     left = evidence_pages.unopened_broken(store, result.id, "ana")
     assert left == result.broken_n - 2 == len(reviews.unreviewed_broken("ana", result.id))

@@ -104,14 +104,14 @@ def test_a_decision_returns_the_version_its_screen_holds_next(store: Store, rule
 
 def test_a_review_row_and_a_promotion_queue_item_carry_the_rules_version(store: Store, rule: tuple[Builder, int]) -> None:
     from core.promotion.queue import promotion_queue
+    from core.store.result_repo import ResultRepository
     from core.store.workspace_query import WorkspaceScope
-    from core.store.workspace_repo import WorkspaceRepository
 
     b, rule_id = rule
     b.run([(rule_id, "pass", {"prevented": ["F-1"]})])
     decide(store, DecisionRequest("defer", "cli-user", rule_id))  # the version moves on
     version = RuleRepository(store).row_version(rule_id)
-    row = WorkspaceRepository(store).rule_row(WorkspaceScope(), rule_id)
+    row = ResultRepository(store).rule_row(WorkspaceScope(), rule_id)
     assert row is not None and row.row_version == version > 0
     item = next(i for i in promotion_queue(store).items if i.rule_id == rule_id)
     assert item.row_version == version
