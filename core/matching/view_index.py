@@ -50,6 +50,7 @@ class ViewIndex:
     success: np.ndarray  # [T] bool
     words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
     _transposed: dict[str, sparse.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
+    _domain_rows: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.views)
@@ -62,6 +63,15 @@ class ViewIndex:
             matrix = getattr(self, name).T.tocsr()
             self._transposed[name] = matrix
         return matrix
+
+    def domain_rows(self) -> dict[str, list[int]]:
+        """Normalised domain -> the trajectories holding it, built once (a context item also
+        matches a trajectory's domain; building this per chunk was a loop over every trajectory)."""
+        if not self._domain_rows:
+            for t, dom in enumerate(self.domain_norm):
+                if dom is not None:
+                    self._domain_rows.setdefault(dom, []).append(t)
+        return self._domain_rows
 
     def contains(self, needle: str, view: str) -> np.ndarray:
         """bool [T]: which trajectories' view ``hay`` / ``sig`` / ``ref`` contains ``needle``.
@@ -77,6 +87,29 @@ class ViewIndex:
             "ref": (self.ref_joined, self.ref_starts),
         }[view]
         return _contains(needle, joined, starts, len(self.views))
+
+
+def candidate_columns(
+    index: ViewIndex, token_rules: tuple[sparse.csr_matrix, sparse.csr_matrix], hits: Iterable[np.ndarray]
+) -> np.ndarray:
+    """Sorted positions of the trajectories a chunk of rules can score above 0 on (exact pruning).
+
+    ``token_rules``: the chunk's trigger + alias tokens [R, V] and signature tokens [S, V];
+    ``hits``: bool [T] substring answers (trigger, signature, alias and distinctive phrases).
+    Without a shared token (so no token F1, bigram or alias-token floor) and without a
+    substring hit (no exact, signature, phrase or distinctive floor), a lexical pair scores 0
+    with every part 0; those pairs need not be scored. Read from the token -> trajectories
+    postings (the columns of the [V, T] matrices), so the cost follows the candidates.
+    """
+    mask = np.zeros(len(index), dtype=bool)
+    for rules, name in zip(token_rules, ("union_tokens", "ref_tokens")):
+        if rules.nnz:
+            postings = index.columns(name)
+            for token in np.unique(rules.indices).tolist():
+                mask[postings.indices[postings.indptr[token]:postings.indptr[token + 1]]] = True
+    for hit in hits:
+        mask |= hit
+    return np.flatnonzero(mask)
 
 
 def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
