@@ -30,6 +30,11 @@ def rule_text(rule: ReplayRule) -> mscore.RuleText:
     return mscore.RuleText(rule.trigger, context=tuple(rule.context), signature=rule.signature)
 
 
+def round_like_python(values: np.ndarray, digits: int) -> np.ndarray:
+    """Element-wise ``round(x, digits)``, exactly as Python rounds."""
+    return mbatch.round_like_python(values, digits)
+
+
 def content_tokens(text: str) -> frozenset[str]:
     return _content_tokens(text)
 
