@@ -8,6 +8,7 @@ Split from ``batch`` (which scores rule sets against a ``ViewIndex``).
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from core.matching.tables import DOMAIN_GROUPS
-from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
+from core.matching.text import content_token, normalize
 from core.matching.views import TrajectoryViews
 from core.matching.word_index import WordIndex
 
@@ -144,13 +145,34 @@ def _contains(needle: str, joined: str, starts: np.ndarray, count: int) -> np.nd
 
 
 def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    """0/1 CSR matrix with a 1 at every (row, id) listed (repeats allowed)."""
     indptr = [0]
     indices: list[int] = []
     for row in rows:
-        indices.extend(sorted(set(row)))
+        indices.extend(row)
         indptr.append(len(indices))
     data = np.ones(len(indices), dtype=np.float64)
-    return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
+    matrix = sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()  # sorts each row's ids and merges repeats (in C, not per row in Python)
+    matrix.data[:] = 1.0
+    return matrix
+
+
+def _pair_codes(rows: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(row, code) of every adjacent token pair of each row, code = first << 32 | second:
+    the bigrams of all views at once as arrays, instead of a tuple per pair."""
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    same_row = row_of[1:] == row_of[:-1]
+    return row_of[1:][same_row], (flat[:-1][same_row] << 32) | flat[1:][same_row]
+
+
+def _coded(rows: np.ndarray, ids: np.ndarray, n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    matrix = sparse.csr_matrix((np.ones(ids.size), (rows, ids)), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix
 
 
 #: below this many trajectories a scan of the joined texts is cheaper than the word index
@@ -168,22 +190,32 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
     vocab: dict[str, int] = {}
     bigram_vocab: dict[tuple[str, str], int] = {}
 
-    def ids(tokens: Iterable[str]) -> list[int]:
-        return [vocab.setdefault(t, len(vocab)) for t in tokens]
+    # The views are normalised already, so their words are split as they are, and each
+    # distinct word is tokenised once (word -> token id, -1: not a content token): at 10^5
+    # trajectories the per-word work was most of a run's fixed cost.
+    word_ids: dict[str, int] = {}
 
-    def bids(pairs: Iterable[tuple[str, str]]) -> list[int]:
-        return [bigram_vocab.setdefault(p, len(bigram_vocab)) for p in pairs]
+    def ids(text: str) -> list[int]:
+        get = word_ids.get
+        out = []
+        for word in text.split(" "):
+            tid = get(word)
+            if tid is None:
+                token = content_token(word)
+                tid = word_ids[word] = -1 if token is None else vocab.setdefault(token, len(vocab))
+            if tid >= 0:
+                out.append(tid)
+        return out
 
-    hay_rows, sig_rows, ref_rows, hb_rows, sb_rows = [], [], [], [], []
-    for view in views:
-        hay_ordered = ordered_content_tokens(view.haystack)
-        sig_ordered = ordered_content_tokens(view.signature)
-        hay_rows.append(ids(hay_ordered))
-        sig_rows.append(ids(sig_ordered))
-        ref_rows.append(ids(content_tokens(view.reference_signature)))
-        hb_rows.append(bids(bigrams(hay_ordered)))
-        sb_rows.append(bids(bigrams(sig_ordered)))
+    hay_rows = [ids(view.haystack) for view in views]
+    sig_rows = [ids(view.signature) for view in views]
+    ref_rows = [ids(view.reference_signature) for view in views]
+    hay_pairs, sig_pairs = _pair_codes(hay_rows), _pair_codes(sig_rows)
+    codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
+    token_of = list(vocab)
+    bigram_vocab.update(((token_of[c >> 32], token_of[c & 0xFFFFFFFF]), i) for i, c in enumerate(codes.tolist()))
     n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
+    split = hay_pairs[1].size
     hay = _binary(hay_rows, count, n_vocab)
     sig = _binary(sig_rows, count, n_vocab)
     union = _binary((a + b for a, b in zip(hay_rows, sig_rows)), count, n_vocab)
@@ -205,8 +237,8 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
         hay_size=np.asarray(hay.sum(axis=1)).ravel(),
         sig_size=np.asarray(sig.sum(axis=1)).ravel(),
         bigram_vocab=bigram_vocab,
-        hay_bigrams=_binary(hb_rows, count, n_bigrams),
-        sig_bigrams=_binary(sb_rows, count, n_bigrams),
+        hay_bigrams=_coded(hay_pairs[0], inverse[:split], count, n_bigrams),
+        sig_bigrams=_coded(sig_pairs[0], inverse[split:], count, n_bigrams),
         hay_joined=hay_joined,
         hay_starts=hay_starts,
         sig_joined=sig_joined,

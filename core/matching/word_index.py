@@ -33,16 +33,19 @@ class WordIndex:
         # vocabulary, so every search scans all texts instead (still exact).
         self.scan_all = any("\n" in text for text in self.texts)
         vocab: dict[str, int] = {}
-        holders: list[list[int]] = []  # word id -> texts holding it, ascending
+        word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
+        text_of: list[int] = []
         for t, text in enumerate(self.texts):
-            for word in set(text.split(" ")):
-                if word:
-                    wid = vocab.setdefault(word, len(vocab))
-                    if wid == len(holders):
-                        holders.append([])
-                    holders[wid].append(t)
+            distinct = set(text.split(" "))
+            distinct.discard("")
+            word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])
+            text_of.extend([t] * len(distinct))
         self.words = list(vocab)
-        self.postings = [np.asarray(h, dtype=np.int64) for h in holders]
+        # Postings (word id -> texts holding it, ascending) by one stable sort, not a list per word.
+        words = np.asarray(word_of, dtype=np.int64)
+        order = np.argsort(words, kind="stable")
+        ends = np.cumsum(np.bincount(words, minlength=len(self.words)))
+        self.postings = np.split(np.asarray(text_of, dtype=np.int64)[order], ends[:-1]) if self.words else []
         self._joined = "\n" + "\n".join(self.words) + "\n"
         starts = np.zeros(len(self.words), dtype=np.int64)
         position = 1
