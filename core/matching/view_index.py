@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +19,7 @@ from scipy import sparse
 from core.matching.tables import DOMAIN_GROUPS
 from core.matching.text import content_token, normalize
 from core.matching.views import TrajectoryViews
-from core.matching.word_index import WordIndex
+from core.matching.word_index import WordIndex, every
 
 _GROUP_CODE = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
 
@@ -179,8 +179,11 @@ def _coded(rows: np.ndarray, ids: np.ndarray, n_rows: int, n_cols: int) -> spars
 PRUNE_MIN_TRAJECTORIES = 2_000
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> ViewIndex:
-    """``prune``: build word indexes so substring tests touch only candidate trajectories
+def index_views(
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+) -> ViewIndex:
+    """``check`` is called every few thousand views (a caller's cancel: it may raise).
+``prune``: build word indexes so substring tests touch only candidate trajectories
     (exact). ``False`` scans every text (the property test's oracle); ``None`` prunes from
     ``PRUNE_MIN_TRAJECTORIES`` trajectories up."""
     views = tuple(views)
@@ -207,9 +210,9 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
                 out.append(tid)
         return out
 
-    hay_rows = [ids(view.haystack) for view in views]
-    sig_rows = [ids(view.signature) for view in views]
-    ref_rows = [ids(view.reference_signature) for view in views]
+    hay_rows = [ids(view.haystack) for view in every(views, check)]
+    sig_rows = [ids(view.signature) for view in every(views, check)]
+    ref_rows = [ids(view.reference_signature) for view in every(views, check)]
     hay_pairs, sig_pairs = _pair_codes(hay_rows), _pair_codes(sig_rows)
     codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
     token_of = list(vocab)
@@ -249,8 +252,8 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
         group=np.asarray(groups, dtype=np.int64),
         success=np.asarray([v.success for v in views], dtype=bool),
         words={
-            "hay": WordIndex([v.haystack for v in views]),
-            "sig": WordIndex([v.signature for v in views]),
-            "ref": WordIndex([v.reference_signature for v in views]),
+            "hay": WordIndex([v.haystack for v in views], check),
+            "sig": WordIndex([v.signature for v in views], check),
+            "ref": WordIndex([v.reference_signature for v in views], check),
         } if prune else None,
     )

@@ -18,15 +18,29 @@ scan of the joined texts per needle dominated a replay.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
+
+
+def every(items: Iterable[T], check: Callable[[], None] | None, step: int = 2048) -> Iterator[T]:
+    """``items``, calling ``check`` (a caller's cancel, which may raise) every ``step`` items."""
+    if check is None:
+        yield from items
+        return
+    for position, item in enumerate(items):
+        if position % step == 0:
+            check()
+        yield item
 
 
 class WordIndex:
     """Word postings of one view (haystack, signature or reference signature) of T texts."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], check: Callable[[], None] | None = None) -> None:
         self.texts = tuple(texts)
         self.count = len(self.texts)
         # Normalised texts never hold a newline; if one does, "\n" cannot delimit the
@@ -35,7 +49,7 @@ class WordIndex:
         vocab: dict[str, int] = {}
         word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
         text_of: list[int] = []
-        for t, text in enumerate(self.texts):
+        for t, text in enumerate(every(self.texts, check)):
             distinct = set(text.split(" "))
             distinct.discard("")
             word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])

@@ -59,9 +59,11 @@ class Block:
     context_total: np.ndarray
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> mbatch.ViewIndex:
+def index_views(
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+) -> mbatch.ViewIndex:
     """Trajectory-side precomputation, built once per run and shared by every chunk."""
-    return mbatch.index_views(views, prune=prune)
+    return mbatch.index_views(views, prune=prune, check=check)
 
 
 def score_block(
