@@ -18,6 +18,8 @@ scan of the joined texts per needle dominated a replay.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
@@ -35,6 +37,9 @@ def every(items: Iterable[T], check: Callable[[], None] | None, step: int = 2048
         if position % step == 0:
             check()
         yield item
+
+
+CACHED_NEEDLES = 512  # answers kept per view (at 10^5 texts, 100 KB each)
 
 
 class WordIndex:
@@ -68,6 +73,8 @@ class WordIndex:
             position += len(word) + 1
         self._starts = starts
         self._exact = vocab
+        self._answers: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _words_matching(self, pattern: str) -> np.ndarray:
         """Word ids whose "\\n"-delimited entry contains ``pattern`` (which may use "\\n")."""
@@ -108,7 +115,25 @@ class WordIndex:
         return found, False
 
     def contains(self, needle: str) -> np.ndarray:
-        """bool [T]: which texts contain ``needle`` (a plain substring test, as ``in``)."""
+        """bool [T]: which texts contain ``needle`` (a plain substring test, as ``in``).
+
+        Answers are kept for the last ``CACHED_NEEDLES`` needles: rules share alias and
+        distinctive phrases, context items and often triggers, and each search scans the
+        joined vocabulary. The caller gets its own copy (callers modify the answer).
+        """
+        with self._lock:  # an index can be shared by runs in two threads (view_cache)
+            known = self._answers.get(needle)
+            if known is not None:
+                self._answers.move_to_end(needle)
+                return known.copy()
+        out = self._contains(needle)
+        with self._lock:
+            self._answers[needle] = out.copy()
+            if len(self._answers) > CACHED_NEEDLES:
+                self._answers.popitem(last=False)
+        return out
+
+    def _contains(self, needle: str) -> np.ndarray:
         out = np.zeros(self.count, dtype=bool)
         if not needle or self.count == 0:
             return out

@@ -181,3 +181,11 @@ def test_the_stored_pool_spec_describes_the_recall_pool_exactly(seed: int) -> No
                                           domain=rng.choice(["git", "python", "nowhere", None]))])
             pools = rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None)
             assert np.array_equal(spec_mask(pools.recall_spec, index), pools.recall)
+
+
+def test_a_kept_answer_is_the_same_answer_and_callers_cannot_spoil_it() -> None:
+    index = WordIndex(["git push rejected", "pip install", "push"])
+    first = index.contains("push")
+    first[:] = False  # a caller marking extra rows (context items do) must not change the next answer
+    assert index.contains("push").tolist() == [True, False, True]
+    assert index.contains("push").tolist() == [True, False, True]
