@@ -161,6 +161,8 @@ def replay(
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
         chunk_results = _chunk_results(chunk, fallback_codes, batch, evidence, index, recovery, profile)
+        if cancel is not None and cancel.is_set():  # before saving: at 10^5 a chunk's save is most of it
+            return finish("cancelled", [], done)
         if on_results is not None:
             on_results(chunk_results)
         if keep_outcomes:
