@@ -52,6 +52,7 @@ class ViewIndex:
     words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
     _transposed: dict[str, sparse.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
     _domain_rows: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
+    _scanned: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.views)
@@ -82,12 +83,21 @@ class ViewIndex:
         """
         if self.words is not None:
             return self.words[view].contains(needle)
+        # Small sets scan the joined texts; the answers are kept with the index, which is
+        # reused for the next run on the same trajectories (the what-if loop asks the same
+        # needles again). Bounded: at most SCANNED_KEPT answers of < 2,000 bytes each.
+        known = self._scanned.get((needle, view))
+        if known is not None:
+            return known.copy()
         joined, starts = {
             "hay": (self.hay_joined, self.hay_starts),
             "sig": (self.sig_joined, self.sig_starts),
             "ref": (self.ref_joined, self.ref_starts),
         }[view]
-        return _contains(needle, joined, starts, len(self.views))
+        found = _contains(needle, joined, starts, len(self.views))
+        if len(self._scanned) < SCANNED_KEPT:
+            self._scanned[(needle, view)] = found.copy()
+        return found
 
 
 def candidate_columns(
@@ -174,6 +184,8 @@ def _coded(rows: np.ndarray, ids: np.ndarray, n_rows: int, n_cols: int) -> spars
     matrix.data[:] = 1.0
     return matrix
 
+
+SCANNED_KEPT = 8_192
 
 #: below this many trajectories a scan of the joined texts is cheaper than the word index
 PRUNE_MIN_TRAJECTORIES = 2_000

@@ -189,3 +189,12 @@ def test_a_kept_answer_is_the_same_answer_and_callers_cannot_spoil_it() -> None:
     first[:] = False  # a caller marking extra rows (context items do) must not change the next answer
     assert index.contains("push").tolist() == [True, False, True]
     assert index.contains("push").tolist() == [True, False, True]
+
+
+def test_a_scanned_answer_kept_with_the_index_is_the_same_answer() -> None:
+    records = [{"task": task, "success": False, "steps": []} for task in ("git push rejected", "pip install", "push")]
+    index = index_views([TrajectoryViews.from_record(r) for r in records], prune=False)
+    first = index.contains("push", "hay")
+    first[:] = False  # callers modify answers (context items add domain rows)
+    assert index.contains("push", "hay").tolist() == [True, False, True]
+    assert index.contains("push", "sig").tolist() == [False, False, False]
