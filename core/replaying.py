@@ -15,6 +15,7 @@ from typing import Any
 
 from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
 from core.hashing import sha256_text
+from core.replay.cancel import EVERY, Cancelled, Check, checker
 from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult
@@ -80,10 +81,12 @@ def materialise_expected_rules(store: Store) -> int:
 
 def load_inputs(
     store: Store, rule_ids: Sequence[int] | None = None, include_expected_rules: bool = True,
+    check: Check | None = None,
 ) -> ReplayInputs:
+    """``check`` (a cancel) is called every few thousand trajectories and may raise."""
     kinds = None if include_expected_rules else ["standing", "candidate", "user"]
     rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=kinds)
-    trajectories = load_trajectories(store)
+    trajectories = load_trajectories(store, check)
     corpus_of_pk = {t.key: t.corpus for t in trajectories}
     rules: list[ReplayRule] = []
     version_by_key: dict[str, int] = {}
@@ -103,20 +106,26 @@ def load_inputs(
     return ReplayInputs(rules, version_by_key, rule_by_key, trajectories)
 
 
-def load_trajectories(store: Store) -> list[ReplayTrajectory]:
+def load_trajectories(store: Store, check: Check | None = None) -> list[ReplayTrajectory]:
     """Every trajectory in file order, with one plain query (no ORM objects: at 10^5
-    trajectories building them cost more than replaying)."""
+    trajectories building them cost more than replaying), read in batches so that ``check``
+    (a cancel, which may raise) runs every few thousand records."""
+    out: list[ReplayTrajectory] = []
     with store.session() as session:
-        rows = session.connection().exec_driver_sql(
+        result = session.connection().exec_driver_sql(
             """SELECT t.id, t.trajectory_id, c.name, t.domain, t.success, t.failure_class, t.record_json
                FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id
                ORDER BY f.path, t.line"""
-        ).all()
-    return [
-        ReplayTrajectory(key=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
-                         failure_class=r[5], record=json.loads(r[6]))
-        for r in rows
-    ]
+        )
+        while rows := result.fetchmany(EVERY):
+            if check is not None:
+                check()
+            out.extend(
+                ReplayTrajectory(key=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
+                                 failure_class=r[5], record=json.loads(r[6]))
+                for r in rows
+            )
+    return out
 
 
 def make_embedder(store: Store, model_setting: str | None = None) -> tuple[CachedEmbedder | None, str | None]:
@@ -170,7 +179,6 @@ def _run_replay(
     cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
     derive_missed: bool, on_started: Callable[[int], None] | None,
 ) -> ReplayRunSummary:
-    inputs = load_inputs(store, rule_ids, include_expected_rules)
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
     if embed is not None:
@@ -178,10 +186,24 @@ def _run_replay(
         embed.progress, embed.cancel = texts_progress, cancel
     model_id = embed.model_id if embed is not None else None
     pending_state = "on" if embed is not None else ("unavailable" if profile.semantic else "off")
-    max_pk = max((t.key for t in inputs.trajectories), default=0)
+    # The run row first: loading 10^5 records takes seconds, and a cancel during it must
+    # leave a cancelled run behind, like a cancel at any later point.
     run_id = repo.start_run(profile.name, {"profile": profile.name}, "", "", model_id, pending_state, scope)
     if on_started is not None:  # the run id, before any progress (the window's replay process sends it)
         on_started(run_id)
+    try:
+        inputs = load_inputs(store, rule_ids, include_expected_rules, checker(cancel))
+    except Cancelled:
+        repo.finish_run(run_id, "cancelled", 0, 0.0)
+        return ReplayRunSummary(
+            run_id=run_id, status="cancelled", profile=profile.name, model_id=model_id,
+            semantic_state=pending_state, pairs=0, seconds=0.0, results=[],
+            inputs=ReplayInputs([], {}, {}, []), semantic_note=semantic_note,
+        )
+    except BaseException:
+        repo.finish_run(run_id, "failed", 0, 0.0)
+        raise
+    max_pk = max((t.key for t in inputs.trajectories), default=0)
 
     def save(results: list[RuleResult]) -> None:
         # Highlight spans are not computed here: the viewer explains a pair when it is shown.

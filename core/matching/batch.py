@@ -23,7 +23,7 @@ from core.matching.rule import RuleText, prepare_rule
 from core.matching.score import prefilter_reason, trigger_domain_group
 from core.matching.semantic import cosine_matrix, semantic_pairs
 from core.matching.text import normalize
-from core.matching.view_index import _GROUP_CODE, ViewIndex, _binary, index_views
+from core.matching.view_index import _GROUP_CODE, ViewIndex, _binary, candidate_columns, index_views
 from core.matching.views import TrajectoryViews
 
 __all__ = [
@@ -129,6 +129,14 @@ def _needle_matrix(
     return np.asarray((rule_x_needle @ present).toarray() > 0)
 
 
+def _spread(values: np.ndarray, cols: np.ndarray, count: int, fill: Any) -> np.ndarray:
+    """[R, C] values of the scored columns -> [R, count], ``fill`` elsewhere."""
+    out = np.empty((values.shape[0], count), dtype=values.dtype)
+    out[...] = fill
+    out[:, cols] = values
+    return out
+
+
 def score_matrix(
     rules: Sequence[RuleText],
     views: Sequence[TrajectoryViews] | ViewIndex,
@@ -143,10 +151,37 @@ def score_matrix(
     n_rules, count = len(preps), len(idx)
     shape = (n_rules, count)
 
+    # --- substring tests, on every trajectory (the word index touches candidates only) ----
+    trig_h: dict[int, np.ndarray] = {}
+    trig_s: dict[int, np.ndarray] = {}
+    for i, prep in enumerate(preps):
+        if not prep.blank:
+            trig_h[i] = idx.contains(prep.norm_trigger, "hay")
+            trig_s[i] = idx.contains(prep.norm_trigger, "sig")
+    sig_rules = [i for i, p in enumerate(preps) if p.signature_norm is not None]
+    in_ref = {i: idx.contains(preps[i].signature_norm or "", "ref") for i in sig_rules}
+    present = {n: idx.contains(n, "hay") | idx.contains(n, "sig")
+               for p in preps for n in (*p.alias_phrases, *p.distinctive)}
+
     # --- token views -------------------------------------------------------------------
     rule_tokens = _rule_matrix((p.tokens for p in preps), idx.vocab, n_rules)
     rule_alias = _rule_matrix((p.alias_tokens for p in preps), idx.vocab, n_rules)
     rule_bigrams = _rule_matrix((p.bigrams for p in preps), idx.bigram_vocab, n_rules)
+    sig_tokens = _rule_matrix((preps[i].signature_tokens for i in sig_rules), idx.vocab, len(sig_rules))
+    # Exact pruning: a trajectory that shares no token with the chunk's rules (trigger,
+    # alias or signature tokens) and holds none of their substrings scores 0 with every
+    # part 0 (see candidate_columns); only the others are scored, the rest is filled in.
+    cols = None
+    if idx.words is not None and not (profile.semantic and cosine is not None):
+        cols = candidate_columns(idx, (rule_tokens + rule_alias, sig_tokens),
+                                 (*trig_h.values(), *trig_s.values(), *in_ref.values(), *present.values()))
+
+    def pick(matrix: sparse.csr_matrix | np.ndarray) -> np.ndarray:
+        dense = np.asarray(matrix.toarray()) if isinstance(matrix, sparse.spmatrix) else np.asarray(matrix)
+        return dense if cols is None else dense[..., cols]
+
+    width = count if cols is None else cols.size
+    sub = (n_rules, width)
     n_tokens = np.asarray([len(p.tokens) for p in preps], dtype=np.float64)
     n_alias = np.asarray([len(p.alias_tokens) for p in preps], dtype=np.float64)
     n_bigrams = np.asarray([len(p.bigrams) for p in preps], dtype=np.float64)
@@ -156,16 +191,16 @@ def score_matrix(
     def view_scores(
         tokens: sparse.csr_matrix, size: np.ndarray, grams: sparse.csr_matrix
     ) -> tuple[np.ndarray, np.ndarray]:
-        direct = (rule_tokens @ tokens).toarray()
-        alias = (rule_alias @ tokens).toarray()
+        direct = pick(rule_tokens @ tokens)
+        alias = pick(rule_alias @ tokens)
         hit = direct + profile.alias_weight * alias
-        denominator = np.minimum(size[None, :], cap)
+        denominator = np.minimum(pick(size)[None, :], cap)
         with np.errstate(divide="ignore", invalid="ignore"):
             precision = hit / np.maximum(denominator, 1)
             recall = hit / wanted
             f1 = 2 * precision * recall / (precision + recall)
             f1 = np.where((wanted == 0) | (precision + recall == 0), 0.0, f1)
-            inter = (rule_bigrams @ grams).toarray()
+            inter = pick(rule_bigrams @ grams)
             bigram = np.where(n_bigrams[:, None] > 0, inter / n_bigrams[:, None], 0.0)
         return f1, bigram
 
@@ -174,45 +209,30 @@ def score_matrix(
     token_f1, bigram = np.maximum(f1_h, f1_s), np.maximum(bg_h, bg_s)
     lexical_w = (profile.lexical_token_weight, profile.lexical_bigram_weight)
     sig_wins = (lexical_w[0] * f1_s + lexical_w[1] * bg_s) > (lexical_w[0] * f1_h + lexical_w[1] * bg_h)
-    alias_hit = (rule_alias @ idx.columns("union_tokens")).toarray() > 0
+    alias_hit = pick(rule_alias @ idx.columns("union_tokens")) > 0
 
-    # --- substring tests (loops over rules / needles only) -------------------------------
-    exact_h = np.zeros(shape, dtype=bool)
-    exact_s = np.zeros(shape, dtype=bool)
-    sig_hit = np.zeros(shape, dtype=bool)
-    sig_rules = [i for i, p in enumerate(preps) if p.signature_norm is not None]
-    for i, prep in enumerate(preps):
-        if prep.blank:
-            continue
-        exact_h[i] = idx.contains(prep.norm_trigger, "hay")
-        exact_s[i] = idx.contains(prep.norm_trigger, "sig")
+    exact_h = np.zeros(sub, dtype=bool)
+    exact_s = np.zeros(sub, dtype=bool)
+    sig_hit = np.zeros(sub, dtype=bool)
+    for i in trig_h:
+        exact_h[i] = pick(trig_h[i])
+        exact_s[i] = pick(trig_s[i])
     if sig_rules:
-        sig_tokens = _rule_matrix((preps[i].signature_tokens for i in sig_rules), idx.vocab, len(sig_rules))
-        covered = (sig_tokens @ idx.columns("ref_tokens")).toarray()
+        covered = pick(sig_tokens @ idx.columns("ref_tokens"))
         sizes = np.asarray([len(preps[i].signature_tokens) for i in sig_rules], dtype=np.float64)
         for row, i in enumerate(sig_rules):
-            sig_norm = preps[i].signature_norm
-            assert sig_norm is not None
-            in_ref = idx.contains(sig_norm, "ref")
-            sig_hit[i] = in_ref | (covered[row] == sizes[row])
+            sig_hit[i] = pick(in_ref[i]) | (covered[row] == sizes[row])
 
-    def presence(needles: Iterable[str]) -> dict[str, np.ndarray]:
-        return {n: idx.contains(n, "hay") | idx.contains(n, "sig") for n in set(needles)}
-
-    phrase_hit = _needle_matrix(
-        [p.alias_phrases for p in preps],
-        presence(n for p in preps for n in p.alias_phrases), n_rules, count,
-    )
+    present_sub = {n: pick(v) for n, v in present.items()}
+    phrase_hit = _needle_matrix([p.alias_phrases for p in preps], present_sub, n_rules, width)
     long_enough = np.asarray(
         [len(p.norm_trigger) >= profile.distinctive_min_chars for p in preps], dtype=bool
     )
-    distinctive_hit = _needle_matrix(
-        [p.distinctive for p in preps],
-        presence(n for p in preps for n in p.distinctive), n_rules, count,
-    ) & long_enough[:, None]
+    distinctive_hit = _needle_matrix([p.distinctive for p in preps], present_sub, n_rules, width) \
+        & long_enough[:, None]
 
     # --- blend and floors, in 0.3.1's order ----------------------------------------------
-    floor = np.zeros(shape, dtype=np.int8)
+    floor = np.zeros(sub, dtype=np.int8)
     cos = None
     if profile.semantic and cosine is not None:
         cos = np.asarray(cosine, dtype=np.float64).reshape(shape)
@@ -246,8 +266,9 @@ def score_matrix(
 
     # --- early returns of match_score, applied last in reverse priority -------------------
     view = np.where(sig_wins, _V["signature"], _V["haystack"]).astype(np.int8)
-    no_tokens = (n_tokens == 0)[:, None] & np.ones(shape, dtype=bool)
-    blank = np.asarray([p.blank for p in preps], dtype=bool)[:, None] & np.ones(shape, dtype=bool)
+    no_tokens = (n_tokens == 0)[:, None] & np.ones(sub, dtype=bool)
+    blank_rows = np.asarray([p.blank for p in preps], dtype=bool)
+    blank = blank_rows[:, None] & np.ones(sub, dtype=bool)
     sig_hit &= ~blank
     exact = exact_h | exact_s
     for mask, value, view_name, floor_name in (
@@ -265,6 +286,11 @@ def score_matrix(
         token_f1 = np.where(blank, 0.0, token_f1)
         bigram = np.where(blank, 0.0, bigram)
         blend = np.where(blank, 0.0, blend)
+    if cols is not None:  # the pruned columns: every part 0, no floor, view "none" or "haystack"
+        unscored_view = np.where((n_tokens == 0) | blank_rows, _V["none"], _V["haystack"]).astype(np.int8)
+        score, token_f1, bigram, blend = (_spread(a, cols, count, 0.0) for a in (score, token_f1, bigram, blend))
+        exact, sig_hit, floor = (_spread(a, cols, count, 0) for a in (exact, sig_hit, floor))
+        view = _spread(view, cols, count, unscored_view[:, None])
 
     # --- decision inputs -----------------------------------------------------------------
     reasons = tuple(prefilter_reason(r.trigger, r.context) for r in rules)
@@ -278,27 +304,24 @@ def score_matrix(
 
     context_total = np.asarray([len(r.context) for r in rules], dtype=np.int32)
     items = {normalize(c) for r in rules for c in r.context} - {""}
-    domain_rows: dict[str, list[int]] = {}
-    for t, dom in enumerate(idx.domain_norm):
-        if dom is not None:
-            domain_rows.setdefault(dom, []).append(t)
+    domain_rows = idx.domain_rows()
     item_presence: dict[str, np.ndarray] = {}
     for item in items:
-        present = idx.contains(item, "hay")
-        present[domain_rows.get(item, [])] = True
-        item_presence[item] = present
+        holds = idx.contains(item, "hay")
+        holds[domain_rows.get(item, [])] = True
+        item_presence[item] = holds
     if items and count:
         order = sorted(items)
         position = {n: i for i, n in enumerate(order)}
-        rows, cols = [], []
+        rows, item_cols = [], []
         for i, rule in enumerate(rules):
             for c in rule.context:
                 norm = normalize(c)
                 if norm in position:
                     rows.append(i)
-                    cols.append(position[norm])
+                    item_cols.append(position[norm])
         counts = sparse.csr_matrix(
-            (np.ones(len(rows)), (rows, cols)), shape=(n_rules, len(order))
+            (np.ones(len(rows)), (rows, item_cols)), shape=(n_rules, len(order))
         )  # duplicates are summed: a repeated item counts twice, as in the reference
         present_m = sparse.csr_matrix(np.vstack([item_presence[n] for n in order]).astype(np.float64))
         context_matched = np.rint((counts @ present_m).toarray()).astype(np.int32)

@@ -17,6 +17,7 @@ from core.matching.tables import STOP_WORDS
 __all__ = [
     "STOP_WORDS",
     "bigrams",
+    "content_token",
     "content_tokens",
     "embedding_key",
     "normalize",
@@ -94,6 +95,12 @@ def _is_content(word: str) -> bool:
 def _token(word: str) -> str | None:
     # Corpora repeat a small vocabulary; caching the per-word work halves tokenising time.
     return stem(word) if _is_content(word) else None
+
+
+def content_token(word: str) -> str | None:
+    """The token of one word of a normalised text (stemmed), or None for a stop word or a
+    one-character word."""
+    return _token(word)
 
 
 def ordered_content_tokens(text: str) -> list[str]:

@@ -8,17 +8,18 @@ Split from ``batch`` (which scores rule sets against a ``ViewIndex``).
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 
 from core.matching.tables import DOMAIN_GROUPS
-from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
+from core.matching.text import content_token, normalize
 from core.matching.views import TrajectoryViews
-from core.matching.word_index import WordIndex
+from core.matching.word_index import WordIndex, every
 
 _GROUP_CODE = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
 
@@ -50,6 +51,8 @@ class ViewIndex:
     success: np.ndarray  # [T] bool
     words: dict[str, WordIndex] | None = None  # per view; None: scan the joined texts
     _transposed: dict[str, sparse.csr_matrix] = field(default_factory=dict, repr=False, compare=False)
+    _domain_rows: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
+    _scanned: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.views)
@@ -63,6 +66,15 @@ class ViewIndex:
             self._transposed[name] = matrix
         return matrix
 
+    def domain_rows(self) -> dict[str, list[int]]:
+        """Normalised domain -> the trajectories holding it, built once (a context item also
+        matches a trajectory's domain; building this per chunk was a loop over every trajectory)."""
+        if not self._domain_rows:
+            for t, dom in enumerate(self.domain_norm):
+                if dom is not None:
+                    self._domain_rows.setdefault(dom, []).append(t)
+        return self._domain_rows
+
     def contains(self, needle: str, view: str) -> np.ndarray:
         """bool [T]: which trajectories' view ``hay`` / ``sig`` / ``ref`` contains ``needle``.
 
@@ -71,12 +83,44 @@ class ViewIndex:
         """
         if self.words is not None:
             return self.words[view].contains(needle)
+        # Small sets scan the joined texts; the answers are kept with the index, which is
+        # reused for the next run on the same trajectories (the what-if loop asks the same
+        # needles again). Bounded: at most SCANNED_KEPT answers of < 2,000 bytes each.
+        known = self._scanned.get((needle, view))
+        if known is not None:
+            return known.copy()
         joined, starts = {
             "hay": (self.hay_joined, self.hay_starts),
             "sig": (self.sig_joined, self.sig_starts),
             "ref": (self.ref_joined, self.ref_starts),
         }[view]
-        return _contains(needle, joined, starts, len(self.views))
+        found = _contains(needle, joined, starts, len(self.views))
+        if len(self._scanned) < SCANNED_KEPT:
+            self._scanned[(needle, view)] = found.copy()
+        return found
+
+
+def candidate_columns(
+    index: ViewIndex, token_rules: tuple[sparse.csr_matrix, sparse.csr_matrix], hits: Iterable[np.ndarray]
+) -> np.ndarray:
+    """Sorted positions of the trajectories a chunk of rules can score above 0 on (exact pruning).
+
+    ``token_rules``: the chunk's trigger + alias tokens [R, V] and signature tokens [S, V];
+    ``hits``: bool [T] substring answers (trigger, signature, alias and distinctive phrases).
+    Without a shared token (so no token F1, bigram or alias-token floor) and without a
+    substring hit (no exact, signature, phrase or distinctive floor), a lexical pair scores 0
+    with every part 0; those pairs need not be scored. Read from the token -> trajectories
+    postings (the columns of the [V, T] matrices), so the cost follows the candidates.
+    """
+    mask = np.zeros(len(index), dtype=bool)
+    for rules, name in zip(token_rules, ("union_tokens", "ref_tokens")):
+        if rules.nnz:
+            postings = index.columns(name)
+            for token in np.unique(rules.indices).tolist():
+                mask[postings.indices[postings.indptr[token]:postings.indptr[token + 1]]] = True
+    for hit in hits:
+        mask |= hit
+    return np.flatnonzero(mask)
 
 
 def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
@@ -111,21 +155,47 @@ def _contains(needle: str, joined: str, starts: np.ndarray, count: int) -> np.nd
 
 
 def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    """0/1 CSR matrix with a 1 at every (row, id) listed (repeats allowed)."""
     indptr = [0]
     indices: list[int] = []
     for row in rows:
-        indices.extend(sorted(set(row)))
+        indices.extend(row)
         indptr.append(len(indices))
     data = np.ones(len(indices), dtype=np.float64)
-    return sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
+    matrix = sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), indptr), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()  # sorts each row's ids and merges repeats (in C, not per row in Python)
+    matrix.data[:] = 1.0
+    return matrix
 
+
+def _pair_codes(rows: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(row, code) of every adjacent token pair of each row, code = first << 32 | second:
+    the bigrams of all views at once as arrays, instead of a tuple per pair."""
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    same_row = row_of[1:] == row_of[:-1]
+    return row_of[1:][same_row], (flat[:-1][same_row] << 32) | flat[1:][same_row]
+
+
+def _coded(rows: np.ndarray, ids: np.ndarray, n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    matrix = sparse.csr_matrix((np.ones(ids.size), (rows, ids)), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix
+
+
+SCANNED_KEPT = 8_192
 
 #: below this many trajectories a scan of the joined texts is cheaper than the word index
 PRUNE_MIN_TRAJECTORIES = 2_000
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> ViewIndex:
-    """``prune``: build word indexes so substring tests touch only candidate trajectories
+def index_views(
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+) -> ViewIndex:
+    """``check`` is called every few thousand views (a caller's cancel: it may raise).
+``prune``: build word indexes so substring tests touch only candidate trajectories
     (exact). ``False`` scans every text (the property test's oracle); ``None`` prunes from
     ``PRUNE_MIN_TRAJECTORIES`` trajectories up."""
     views = tuple(views)
@@ -135,22 +205,32 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
     vocab: dict[str, int] = {}
     bigram_vocab: dict[tuple[str, str], int] = {}
 
-    def ids(tokens: Iterable[str]) -> list[int]:
-        return [vocab.setdefault(t, len(vocab)) for t in tokens]
+    # The views are normalised already, so their words are split as they are, and each
+    # distinct word is tokenised once (word -> token id, -1: not a content token): at 10^5
+    # trajectories the per-word work was most of a run's fixed cost.
+    word_ids: dict[str, int] = {}
 
-    def bids(pairs: Iterable[tuple[str, str]]) -> list[int]:
-        return [bigram_vocab.setdefault(p, len(bigram_vocab)) for p in pairs]
+    def ids(text: str) -> list[int]:
+        get = word_ids.get
+        out = []
+        for word in text.split(" "):
+            tid = get(word)
+            if tid is None:
+                token = content_token(word)
+                tid = word_ids[word] = -1 if token is None else vocab.setdefault(token, len(vocab))
+            if tid >= 0:
+                out.append(tid)
+        return out
 
-    hay_rows, sig_rows, ref_rows, hb_rows, sb_rows = [], [], [], [], []
-    for view in views:
-        hay_ordered = ordered_content_tokens(view.haystack)
-        sig_ordered = ordered_content_tokens(view.signature)
-        hay_rows.append(ids(hay_ordered))
-        sig_rows.append(ids(sig_ordered))
-        ref_rows.append(ids(content_tokens(view.reference_signature)))
-        hb_rows.append(bids(bigrams(hay_ordered)))
-        sb_rows.append(bids(bigrams(sig_ordered)))
+    hay_rows = [ids(view.haystack) for view in every(views, check)]
+    sig_rows = [ids(view.signature) for view in every(views, check)]
+    ref_rows = [ids(view.reference_signature) for view in every(views, check)]
+    hay_pairs, sig_pairs = _pair_codes(hay_rows), _pair_codes(sig_rows)
+    codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
+    token_of = list(vocab)
+    bigram_vocab.update(((token_of[c >> 32], token_of[c & 0xFFFFFFFF]), i) for i, c in enumerate(codes.tolist()))
     n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
+    split = hay_pairs[1].size
     hay = _binary(hay_rows, count, n_vocab)
     sig = _binary(sig_rows, count, n_vocab)
     union = _binary((a + b for a, b in zip(hay_rows, sig_rows)), count, n_vocab)
@@ -172,8 +252,8 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
         hay_size=np.asarray(hay.sum(axis=1)).ravel(),
         sig_size=np.asarray(sig.sum(axis=1)).ravel(),
         bigram_vocab=bigram_vocab,
-        hay_bigrams=_binary(hb_rows, count, n_bigrams),
-        sig_bigrams=_binary(sb_rows, count, n_bigrams),
+        hay_bigrams=_coded(hay_pairs[0], inverse[:split], count, n_bigrams),
+        sig_bigrams=_coded(sig_pairs[0], inverse[split:], count, n_bigrams),
         hay_joined=hay_joined,
         hay_starts=hay_starts,
         sig_joined=sig_joined,
@@ -184,8 +264,8 @@ def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> 
         group=np.asarray(groups, dtype=np.int64),
         success=np.asarray([v.success for v in views], dtype=bool),
         words={
-            "hay": WordIndex([v.haystack for v in views]),
-            "sig": WordIndex([v.signature for v in views]),
-            "ref": WordIndex([v.reference_signature for v in views]),
+            "hay": WordIndex([v.haystack for v in views], check),
+            "sig": WordIndex([v.signature for v in views], check),
+            "ref": WordIndex([v.reference_signature for v in views], check),
         } if prune else None,
     )

@@ -18,31 +18,53 @@ scan of the joined texts per needle dominated a replay.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
+
+
+def every(items: Iterable[T], check: Callable[[], None] | None, step: int = 2048) -> Iterator[T]:
+    """``items``, calling ``check`` (a caller's cancel, which may raise) every ``step`` items."""
+    if check is None:
+        yield from items
+        return
+    for position, item in enumerate(items):
+        if position % step == 0:
+            check()
+        yield item
+
+
+CACHED_NEEDLES = 512  # answers kept per view (at 10^5 texts, 100 KB each)
 
 
 class WordIndex:
     """Word postings of one view (haystack, signature or reference signature) of T texts."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], check: Callable[[], None] | None = None) -> None:
         self.texts = tuple(texts)
         self.count = len(self.texts)
         # Normalised texts never hold a newline; if one does, "\n" cannot delimit the
         # vocabulary, so every search scans all texts instead (still exact).
         self.scan_all = any("\n" in text for text in self.texts)
         vocab: dict[str, int] = {}
-        holders: list[list[int]] = []  # word id -> texts holding it, ascending
-        for t, text in enumerate(self.texts):
-            for word in set(text.split(" ")):
-                if word:
-                    wid = vocab.setdefault(word, len(vocab))
-                    if wid == len(holders):
-                        holders.append([])
-                    holders[wid].append(t)
+        word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
+        text_of: list[int] = []
+        for t, text in enumerate(every(self.texts, check)):
+            distinct = set(text.split(" "))
+            distinct.discard("")
+            word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])
+            text_of.extend([t] * len(distinct))
         self.words = list(vocab)
-        self.postings = [np.asarray(h, dtype=np.int64) for h in holders]
+        # Postings (word id -> texts holding it, ascending) by one stable sort, not a list per word.
+        words = np.asarray(word_of, dtype=np.int64)
+        order = np.argsort(words, kind="stable")
+        ends = np.cumsum(np.bincount(words, minlength=len(self.words)))
+        self.postings = np.split(np.asarray(text_of, dtype=np.int64)[order], ends[:-1]) if self.words else []
         self._joined = "\n" + "\n".join(self.words) + "\n"
         starts = np.zeros(len(self.words), dtype=np.int64)
         position = 1
@@ -51,6 +73,8 @@ class WordIndex:
             position += len(word) + 1
         self._starts = starts
         self._exact = vocab
+        self._answers: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _words_matching(self, pattern: str) -> np.ndarray:
         """Word ids whose "\\n"-delimited entry contains ``pattern`` (which may use "\\n")."""
@@ -91,7 +115,25 @@ class WordIndex:
         return found, False
 
     def contains(self, needle: str) -> np.ndarray:
-        """bool [T]: which texts contain ``needle`` (a plain substring test, as ``in``)."""
+        """bool [T]: which texts contain ``needle`` (a plain substring test, as ``in``).
+
+        Answers are kept for the last ``CACHED_NEEDLES`` needles: rules share alias and
+        distinctive phrases, context items and often triggers, and each search scans the
+        joined vocabulary. The caller gets its own copy (callers modify the answer).
+        """
+        with self._lock:  # an index can be shared by runs in two threads (view_cache)
+            known = self._answers.get(needle)
+            if known is not None:
+                self._answers.move_to_end(needle)
+                return known.copy()
+        out = self._contains(needle)
+        with self._lock:
+            self._answers[needle] = out.copy()
+            if len(self._answers) > CACHED_NEEDLES:
+                self._answers.popitem(last=False)
+        return out
+
+    def _contains(self, needle: str) -> np.ndarray:
         out = np.zeros(self.count, dtype=bool)
         if not needle or self.count == 0:
             return out

@@ -19,6 +19,7 @@ import numpy as np
 from core.replay import matcher_bridge as mb
 from core.replay import view_cache
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
+from core.replay.cancel import Cancelled, Check, checked, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
@@ -95,8 +96,9 @@ def replay(
         state = "on"
     matcher = mb.matcher_profile(profile.matcher, semantic=state == "on")
     model_id = profile.model_id or getattr(embed, "model_id", None)
-    config = build_config(profile, matcher, state, model_id, rules, trajectories)
-    chash = config_hash(config)
+    check = checker(cancel)  # raises Cancelled inside the loops over every trajectory below
+    config: dict[str, Any] = {}
+    chash = ""
 
     def finish(status: str, results: list[RuleResult], pairs: int) -> ReplayOutput:
         return ReplayOutput(
@@ -112,39 +114,33 @@ def replay(
 
     if cancel is not None and cancel.is_set():
         return finish("cancelled", [], 0)
-
-    def trajectory_side() -> tuple[list[Any], Any]:
-        views = [mb.views_for(t.record, matcher) for t in trajectories]
-        return views, mb.index_views(views, prune)
-
-    # The same trajectories are replayed again and again (what-if, selections): reuse their
-    # views and index when the records are the very same (corpus hash).
-    views, view_index = view_cache.cached(
-        (config["corpus_hash"], matcher.include_input, prune), n_traj, trajectory_side)
-    rule_texts = [mb.rule_text(r) for r in rules]
-    index = PoolIndex.build(trajectories)
-    recovery = recovery_mask(trajectories)
-    fallback_codes = trajectory_fallback_codes(trajectories)
-    semantic = None
-    if state == "on":
-        assert embed is not None
-        try:
+    try:
+        config = build_config(profile, matcher, state, model_id, rules, trajectories, check)
+        chash = config_hash(config)
+        views, view_index, index, recovery, fallback_codes = _trajectory_side(
+            trajectories, matcher, prune, str(config["corpus_hash"]), check)
+        rule_texts = [mb.rule_text(r) for r in rules]
+        semantic = None
+        if state == "on":
+            assert embed is not None
             semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
-        except Exception:
-            # A cancellable embedder stops mid-way by raising; that is a cancel, not a failure.
-            if cancel is not None and cancel.is_set():
-                return finish("cancelled", [], 0)
-            raise
-    # Success-side lexical evidence needs its own (lexical) pass only when the run's
-    # scores are semantic; it is computed on the success columns alone.
-    success_cols = np.flatnonzero(~index.failure)
-    lexical_successes = None
-    if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
-        lexical_successes = (
-            success_cols,
-            mb.index_views([views[j] for j in success_cols], prune),
-            mb.matcher_profile(profile.matcher, semantic=False),
-        )
+        # Success-side lexical evidence needs its own (lexical) pass only when the run's
+        # scores are semantic; it is computed on the success columns alone.
+        success_cols = np.flatnonzero(~index.failure)
+        lexical_successes = None
+        if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
+            lexical_successes = (
+                success_cols,
+                mb.index_views([views[j] for j in success_cols], prune, check),
+                mb.matcher_profile(profile.matcher, semantic=False),
+            )
+    except Cancelled:
+        return finish("cancelled", [], 0)
+    except Exception:
+        # A cancellable embedder stops mid-way by raising; that is a cancel, not a failure.
+        if cancel is not None and cancel.is_set():
+            return finish("cancelled", [], 0)
+        raise
 
     results: list[RuleResult] = []
     done = 0
@@ -165,6 +161,8 @@ def replay(
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
         chunk_results = _chunk_results(chunk, fallback_codes, batch, evidence, index, recovery, profile)
+        if cancel is not None and cancel.is_set():  # before saving: at 10^5 a chunk's save is most of it
+            return finish("cancelled", [], done)
         if on_results is not None:
             on_results(chunk_results)
         if keep_outcomes:
@@ -178,6 +176,26 @@ def replay(
     if cancel is not None and cancel.is_set():
         return finish("cancelled", [], done)
     return finish("complete", results, done)
+
+
+def _trajectory_side(
+    trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
+) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    """Views and their index (reused when the very same records come again: the what-if
+    loop, replaying a selection), the pool index, recovered runs, domain-gate codes."""
+
+    def build() -> tuple[list[Any], Any]:
+        views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
+        return views, mb.index_views(views, prune, check)
+
+    views, view_index = view_cache.cached((corpus, matcher.include_input, prune), len(trajectories), build)
+    if check is not None:
+        check()
+    index = PoolIndex.build(trajectories)
+    recovery = recovery_mask(trajectories)
+    if check is not None:
+        check()
+    return views, view_index, index, recovery, trajectory_fallback_codes(trajectories)
 
 
 def _lexical_evidence(block: mb.Block) -> np.ndarray:
@@ -315,15 +333,18 @@ def _pair_outcomes(
     cols = np.flatnonzero(shown != NO_EFFECT)
     if cols.size == 0:
         return ()
-    score = batch.score[row, cols].tolist()
+    scores = batch.score[row, cols]
+    score = scores.tolist()
     cos = batch.cosine[row, cols].tolist() if batch.cosine is not None else [None] * len(score)
-    views = [batch.view_names[v] for v in batch.view[row, cols].tolist()]
-    floors = [batch.floor_names[f] for f in batch.floor[row, cols].tolist()]
-    # Columns as lists, one map over them: per-element numpy indexing cost more than scoring.
+    # Names by array lookups and margins rounded as arrays: a 10^5 run builds millions of
+    # these rows, and per-element Python (dict lookups, round()) cost as much as the insert.
+    views = _names(batch.view_names).take(batch.view[row, cols]).tolist()
+    floors = _names(batch.floor_names).take(batch.floor[row, cols]).tolist()
+    margins = mb.round_like_python(scores - threshold, 6).tolist()  # = round(s - threshold, 6)
     return tuple(map(
         PairOutcome,
         index.keys[cols].tolist(),
-        [_BUCKET_NAME[c] for c in shown[cols].tolist()],
+        _BUCKETS.take(shown[cols]).tolist(),
         score,
         batch.token_f1[row, cols].tolist(),
         batch.bigram[row, cols].tolist(),
@@ -331,5 +352,16 @@ def _pair_outcomes(
         views,
         floors,
         [threshold] * len(score),
-        [round(s - threshold, 6) for s in score],
+        margins,
     ))
+
+
+_BUCKETS = np.array([_BUCKET_NAME.get(code) for code in range(5)], dtype=object)
+_NAME_ARRAYS: dict[tuple[str | None, ...], np.ndarray] = {}
+
+
+def _names(names: tuple[str | None, ...]) -> np.ndarray:
+    found = _NAME_ARRAYS.get(names)
+    if found is None:
+        found = _NAME_ARRAYS[names] = np.array(names, dtype=object)
+    return found

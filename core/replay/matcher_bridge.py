@@ -30,6 +30,11 @@ def rule_text(rule: ReplayRule) -> mscore.RuleText:
     return mscore.RuleText(rule.trigger, context=tuple(rule.context), signature=rule.signature)
 
 
+def round_like_python(values: np.ndarray, digits: int) -> np.ndarray:
+    """Element-wise ``round(x, digits)``, exactly as Python rounds."""
+    return mbatch.round_like_python(values, digits)
+
+
 def content_tokens(text: str) -> frozenset[str]:
     return _content_tokens(text)
 
@@ -54,9 +59,11 @@ class Block:
     context_total: np.ndarray
 
 
-def index_views(views: Sequence[TrajectoryViews], prune: bool | None = None) -> mbatch.ViewIndex:
+def index_views(
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+) -> mbatch.ViewIndex:
     """Trajectory-side precomputation, built once per run and shared by every chunk."""
-    return mbatch.index_views(views, prune=prune)
+    return mbatch.index_views(views, prune=prune, check=check)
 
 
 def score_block(

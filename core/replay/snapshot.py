@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from core.replay.cancel import Check, checked
 from core.replay.profiles import STRATEGY_THRESHOLDS, STRICT_CORPORA, ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory
 
@@ -36,12 +37,12 @@ def _digest(chunks: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-def corpus_hash(trajectories: Sequence[ReplayTrajectory]) -> str:
+def corpus_hash(trajectories: Sequence[ReplayTrajectory], check: Check | None = None) -> str:
     """Content hash over every record (all keys, labels included) and its corpus, in order."""
     return _digest(
         [
             json.dumps([t.corpus, t.record], sort_keys=True, ensure_ascii=False, default=str)
-            for t in trajectories
+            for t in checked(trajectories, check)
         ]
     )
 
@@ -66,6 +67,7 @@ def build_config(
     model_id: str | None,
     rules: Sequence[ReplayRule],
     trajectories: Sequence[ReplayTrajectory],
+    check: Check | None = None,
 ) -> dict[str, Any]:
     replay_fields = {
         f.name: _plain(getattr(profile, f.name))
@@ -87,7 +89,7 @@ def build_config(
             "state": semantic_state,
             "model_id": model_id if semantic_state == "on" else None,
         },
-        "corpus_hash": corpus_hash(trajectories),
+        "corpus_hash": corpus_hash(trajectories, check),
         "rules_hash": rules_hash(rules),
         "trajectories": len(trajectories),
         "rules": len(rules),

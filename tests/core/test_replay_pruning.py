@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from test_matching_batch import random_record, random_rule
 
 from core.matching import REFERENCE_0_3_1, REFERENCE_0_3_1_SEMANTIC, TrajectoryViews, index_views, score_matrix
-from core.matching.batch import FLOOR_CODES
+from core.matching.batch import FLOOR_CODES, _rule_matrix
+from core.matching.rule import RuleText, prepare_rule
+from core.matching.view_index import candidate_columns
 from core.matching.word_index import WordIndex
 from core.replay.engine import replay
 from core.replay.inputs import trajectory_from_record
@@ -67,6 +69,39 @@ def test_batch_scores_are_equal_with_and_without_pruning_lexical(seed: int) -> N
 @given(st.integers(0, 10**6))
 def test_batch_scores_are_equal_with_and_without_pruning_semantic(seed: int) -> None:
     _batch_equal(seed, REFERENCE_0_3_1_SEMANTIC, semantic=True)
+
+
+def _fields(batch):  # type: ignore[no-untyped-def]
+    return [getattr(batch, name).tolist() for name in ("score", "token_f1", "bigram", "blend", "view", "floor", "exact",
+                                                       "signature_hit", "domain_conflict", "context_matched")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_one_rule_at_a_time_scores_equal_with_and_without_pruning(seed: int) -> None:
+    """At 10^5 trajectories replay scores one rule per chunk, so only that rule's candidate
+    trajectories are scored; the others must come out exactly as a full scoring has them."""
+    rng = random.Random(seed)
+    views = [TrajectoryViews.from_record(random_record(rng)) for _ in range(30)]
+    pruned, full = index_views(views, prune=True), index_views(views, prune=False)
+    for _ in range(6):
+        rule = [random_rule(rng)]
+        assert _fields(score_matrix(rule, pruned, REFERENCE_0_3_1)) == _fields(score_matrix(rule, full, REFERENCE_0_3_1))
+
+
+def test_only_trajectories_sharing_a_token_or_a_substring_are_candidates() -> None:
+    records = [{"task": task, "success": False, "steps": []}
+               for task in ("docker build failed", "pip install numpy", "git push rejected", "dockerfile lint")]
+    index = index_views([TrajectoryViews.from_record(r) for r in records], prune=True)
+    rules = [RuleText("docker build cache")]
+    batch = score_matrix(rules, index, REFERENCE_0_3_1)
+    tokens = _rule_matrix([prepare_rule(rules[0]).tokens], index.vocab, 1)
+    # "docker" is a substring of "dockerfile" (the reference has no word boundaries), so
+    # the fourth record is a candidate by substring; the second and third share nothing.
+    hits = [index.contains("docker build cache", "hay"), index.contains("docker", "hay")]
+    assert candidate_columns(index, (tokens, tokens[:0]), hits).tolist() == [0, 3]
+    assert batch.score[0, 1] == batch.score[0, 2] == 0.0
+    assert batch.score[0, 0] > 0.0
 
 
 class TopicEmbed:
@@ -146,3 +181,20 @@ def test_the_stored_pool_spec_describes_the_recall_pool_exactly(seed: int) -> No
                                           domain=rng.choice(["git", "python", "nowhere", None]))])
             pools = rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None)
             assert np.array_equal(spec_mask(pools.recall_spec, index), pools.recall)
+
+
+def test_a_kept_answer_is_the_same_answer_and_callers_cannot_spoil_it() -> None:
+    index = WordIndex(["git push rejected", "pip install", "push"])
+    first = index.contains("push")
+    first[:] = False  # a caller marking extra rows (context items do) must not change the next answer
+    assert index.contains("push").tolist() == [True, False, True]
+    assert index.contains("push").tolist() == [True, False, True]
+
+
+def test_a_scanned_answer_kept_with_the_index_is_the_same_answer() -> None:
+    records = [{"task": task, "success": False, "steps": []} for task in ("git push rejected", "pip install", "push")]
+    index = index_views([TrajectoryViews.from_record(r) for r in records], prune=False)
+    first = index.contains("push", "hay")
+    first[:] = False  # callers modify answers (context items add domain rows)
+    assert index.contains("push", "hay").tolist() == [True, False, True]
+    assert index.contains("push", "sig").tolist() == [False, False, False]
