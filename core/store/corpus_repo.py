@@ -248,6 +248,11 @@ class CorpusRepository:
             ).all()
             return sorted(str(r[0]) for r in rows)
 
+    def trajectory_pks(self) -> list[int]:
+        """Every trajectory's primary key, ascending (lets a long scan read the records in chunks)."""
+        with self._store.read_session() as session:
+            return [int(r[0]) for r in session.execute(select(TrajectoryRow.id).order_by(col(TrajectoryRow.id))).all()]
+
 
 def _unindexed(column: Any, name: str) -> Any:
     """The same order as ``column`` through an expression that no index provides."""
