@@ -147,6 +147,7 @@ class LoopController(QObject):
         """What the loop shows is out of date: recompute what is shown now, the rest when shown."""
         self._stale = True
         self._taint_for = None
+        self.strip.forget_pool()
         if self._scan is not None and self._scan.running:
             self._scan.supersede()
             self._scan = None
