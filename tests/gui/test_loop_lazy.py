@@ -71,3 +71,20 @@ def test_closing_the_window_stops_a_running_gate_scan_at_once(
     assert runner.wait_for_done(1000), f"work still running after close: {runner.work_left(0)}"
     assert time.perf_counter() - t0 < 1.0
     assert window.loop.data is None  # nothing was shown from a stopped scan
+
+
+def test_switching_the_store_stops_a_running_gate_scan(
+        qtbot: Any, big_services: StoreServices, runner: JobRunner, tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    open_store(other).close()
+    window = MainWindow(big_services, runner, make_settings(), open_services)
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.splitter)
+    qtbot.waitUntil(lambda: window.loop.scanning, timeout=10_000)
+    t0 = time.perf_counter()
+    assert window.switch_store(other)  # refused ("work in progress") if the scan did not stop
+    assert time.perf_counter() - t0 < 3.0
+    assert window.services is not big_services
+    window.close()
+    window.services.close()
