@@ -19,8 +19,8 @@ DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
 
 @pytest.fixture
-def demo_store(tmp_path: Path) -> Store:
-    opened = open_store(tmp_path / "demo.sqlite")
+def demo_store(store_location: Path | str) -> Store:
+    opened = open_store(store_location)  # on each back end
     import_paths(opened, [DEMO])
     yield opened  # type: ignore[misc]
     opened.close()
