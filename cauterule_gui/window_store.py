@@ -58,6 +58,7 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     window.workflows.flush()  # a typed label is saved to the store it was typed in
     session_state.remember(window, window._settings)  # each store resumes where it was left
     window.integrity.stop()  # a background check of the old store must not hold up the switch
+    window.loop.stop()  # nor the loop's gate scan of the old store (it stops within one chunk)
     for _ in range(5):
         # A finished job's signals are still queued (and a read may start the next read,
         # e.g. the Label tab's filters then its list): deliver them, so quick reads that

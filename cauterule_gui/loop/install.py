@@ -1,11 +1,15 @@
 """Wire the loop into the main window with hooks only (the panels stay owned by others):
 
 * Corpus tab: a gate panel under the corpus navigator; the trajectory table's Gate and
-  Source columns are filled and filtered from one read (``executor.query``: every trajectory
-  and rule) and one computation on what it read (``executor.compute``, the CPU pool), again
-  whenever a committed write changes what they show (``LOOP_KINDS``) or the store changes.
+  Source columns are filled and filtered from one chunked, cancellable scan of every
+  trajectory (``core.loop.scan``, on the CPU pool). The scan is lazy: it starts only when the
+  Corpus tab (gate panel, Gate column, detail badge) is shown, so it is never on the first
+  window's path; a write that changes what it shows (``LOOP_KINDS``) or a store change makes
+  it stale (rescanned now if shown, else at the next show). ``stop()`` (store switch, window
+  close) cancels it: it stops within one chunk (a fraction of a second).
 * Review tab: a strip above the evidence buckets (fires at injection, taint badge) and a
-  taint badge delegate on the rule table's trigger column.
+  taint badge delegate on the rule table's trigger column; the badges need only the rules'
+  source trajectories (a short read, when a view with badges is shown).
 * "New candidate from this failure…" (Ctrl+Shift+N, and the context menus of the trajectory
   and evidence tables) opens the candidate editor; a saved candidate is replayed alone so it
   appears in the Review tab and the promotion queue. The trajectory is read, and the
@@ -14,23 +18,18 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QSplitter
 
-from core.loop.injection import PoolItem
-from core.loop.views import (
-    LoopInputs,
-    candidate_taint_of,
-    gate_summaries_of,
-    injection_pool_of,
-    read_loop_inputs,
-    trajectory_info_of,
-)
+from core.loop.scan import LoopScan, LoopScanCancelled, scan_loop
+from core.loop.views import candidate_taint
 
+from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool
 from cauterule_gui.loop.candidate_editor import CandidateEditor
 from cauterule_gui.loop.gate_panel import GatePanel, LoopData
 from cauterule_gui.loop.rule_strip import RuleLoopStrip
@@ -39,21 +38,11 @@ from cauterule_gui.plain_text import plain_label
 
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
-    from cauterule_gui.services import StoreServices
 
 NEW_CANDIDATE_SHORTCUT = "Ctrl+Shift+N"
 # Committed writes that change the gate and the taint badges. (The injection strip follows the
 # rules table, which re-selects its rule, and so re-emits it, whenever it refreshes.)
 LOOP_KINDS = frozenset({"corpora", "rules"})
-
-
-def compute_loop(inputs: LoopInputs) -> tuple[LoopData, dict[int, str], list[PoolItem]]:
-    """Gate, taint and the injection pool from what ``read_loop_inputs`` read (no store)."""
-    info = trajectory_info_of(inputs.trajectories)
-    by_pk = {d.id: d for d in inputs.trajectories}
-    tainted = {rid: t.report.summary() for rid, t in candidate_taint_of(inputs.rules, by_pk).items()
-               if t.report.tainted}
-    return LoopData(info, gate_summaries_of(inputs.trajectories)), tainted, injection_pool_of(inputs.trajectories)
 
 
 class LoopController(QObject):
@@ -120,15 +109,34 @@ class LoopController(QObject):
             view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
             view.addAction(self.new_candidate_action)
 
+        self._scan: JobHandle | None = None
+        self._scanned_for: object = None  # the services the current data (or running scan) is for
+        self._taint_for: object = None  # the services the badges were computed for
+        self._stale = True
         self._reload_timer = QTimer(self)
         self._reload_timer.setSingleShot(True)
         self._reload_timer.setInterval(100)
         self._reload_timer.timeout.connect(self.reload)
-        # The corpus model resets on import, refresh and store switch: recompute then.
+        # The corpus model resets on import, refresh and store switch: stale then.
         window.corpus_model.modelReset.connect(self._reload_timer.start)
         # Like every tab: committed writes of the kinds these views show refresh them.
         window.db.changes_applied.connect(self._changes_applied)
-        self.reload()
+        # Nothing is computed here: the views that show it start it when they are shown.
+        self.gate_panel.installEventFilter(self)
+        for view in (window.workspace.rules.view, window.workflows.promotion.view):
+            view.installEventFilter(self)
+        QTimer.singleShot(0, self._shown_views_need)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show:
+            QTimer.singleShot(0, self._shown_views_need)
+        return False
+
+    def _shown_views_need(self) -> None:
+        if self.gate_panel.isVisible():
+            self.ensure_scan()
+        if self.rule_badge.parent().isVisible() or self.queue_badge.parent().isVisible():  # type: ignore[attr-defined]
+            self.ensure_taint()
 
     def _changes_applied(self, kinds: frozenset[str], _initiator: object = None) -> None:
         if kinds & LOOP_KINDS:
@@ -136,20 +144,76 @@ class LoopController(QObject):
 
     # -- gate / taint data ------------------------------------------------------------------
     def reload(self) -> Any:
-        """Read every trajectory and rule (read pool), then compute gate and taint (CPU pool)."""
-        return self.window.db.query(read_loop_inputs_of, self._compute, name="gate and taint: read", key="loop:read")
+        """What the loop shows is out of date: recompute what is shown now, the rest when shown."""
+        self._stale = True
+        self._taint_for = None
+        self.strip.forget_pool()
+        if self._scan is not None and self._scan.running:
+            self._scan.supersede()
+            self._scan = None
+        self._shown_views_need()
+        return self._scan
 
-    def _compute(self, inputs: LoopInputs) -> None:
-        self.window.db.compute(lambda: compute_loop(inputs), self._on_data, name="gate and taint", key="loop:data")
+    def stop(self) -> None:
+        """Cancel a running scan (store switch, window close); it stops within one chunk."""
+        if self._scan is not None and self._scan.running:
+            self._scan.supersede()
+        self._scan = None
+        self._stale = True
 
-    def _on_data(self, value: tuple[LoopData, dict[int, str], list[PoolItem]]) -> None:
-        data, tainted, pool = value
-        self.data = data
-        self.strip.set_pool(pool)  # the strip compares a rule against it without reading it again
-        self.window.trajectory_model.set_loop_info(data.info)
+    @property
+    def scanning(self) -> bool:
+        return self._scan is not None and self._scan.running
+
+    def ensure_scan(self) -> JobHandle | None:
+        """Start the gate and taint scan unless its data (or a scan) for this store exists."""
+        services = self.window.db.services()
+        if services is None:
+            return None
+        if self._scanned_for is services and not self._stale:
+            return self._scan
+        if self._scan is not None and self._scan.running:
+            self._scan.supersede()
+        self._scanned_for, self._stale = services, False
+        self.gate_panel.status.setText("Computing the gate over every trajectory…")
+
+        def run(ctx: JobContext) -> LoopScan:
+            try:
+                # The short sleep between chunks hands the interpreter back to the GUI thread.
+                return scan_loop(services.store, ctx.cancel_event, progress=ctx.progress,
+                                 between_chunks=lambda: time.sleep(0.005))
+            except LoopScanCancelled:
+                ctx.raise_if_cancelled()
+                raise
+
+        handle = self.window.runner.submit(run, name="gate and taint", pool=JobPool.CPU,
+                                           key=f"loop-scan:{id(self)}")
+        handle.result.connect(lambda value, s=services: self._on_scan(s, value))
+        self._scan = handle
+        return handle
+
+    def ensure_taint(self) -> Any:
+        """Taint badges of the rules: only their source trajectories are read."""
+        services = self.window.db.services()
+        if services is None or self._taint_for is services:
+            return None
+        self._taint_for = services
+        return self.window.db.query(lambda s: {rid: t.report.summary() for rid, t in candidate_taint(s.store).items()
+                                               if t.report.tainted},
+                                    self._on_taint, name="candidate taint", key="loop:taint")
+
+    def _on_taint(self, tainted: dict[int, str]) -> None:
         for badge in (self.rule_badge, self.queue_badge):
             badge.set_tainted(tainted)
             badge.parent().viewport().update()  # type: ignore[attr-defined]
+
+    def _on_scan(self, services: object, scan: LoopScan) -> None:
+        if self.window.db.services() is not services or self._scanned_for is not services:
+            return  # the store changed while it ran
+        data = LoopData(scan.info, scan.summaries)
+        self.data = data
+        self.strip.set_pool(scan.pool)  # the strip compares a rule against it without reading it again
+        self.window.trajectory_model.set_loop_info(data.info)
         self.gate_panel.show_data(data)
         self.loop_loaded.emit(data)
 
@@ -211,10 +275,6 @@ class LoopController(QObject):
         window = self.window
         window.statusBar().showMessage(f"Candidate rule {rule_id} saved; replaying it…", 8000)
         window.replay.start(f"new candidate {rule_id}", [rule_id])  # its write announced "rules": the badges reload
-
-
-def read_loop_inputs_of(services: StoreServices) -> LoopInputs:
-    return read_loop_inputs(services.store)
 
 
 def install_loop(window: MainWindow) -> LoopController:

@@ -6,7 +6,7 @@ Read through the window's database executor (``query``), never on the GUI thread
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
@@ -28,17 +28,20 @@ class StripData:
     overlap: InjectionOverlap | None
     taint: CandidateTaint | None
     names: dict[int, str]  # pk -> "trajectory_id (corpus)"
+    pool: list[PoolItem] = field(default_factory=list, compare=False, repr=False)  # the pool it used
 
 
 def strip_data(store: Store, rule_id: int, run_id: int, pool: Sequence[PoolItem] | None = None) -> StripData:
     """The strip of one rule (``pool``: the injection pool when the caller has it already)."""
+    from core.loop.views import injection_pool
     from core.store.corpus_repo import CorpusRepository
 
-    overlap = injection_for_run(store, run_id, [rule_id], pool).get(rule_id)
+    items = list(pool) if pool is not None else injection_pool(store)
+    overlap = injection_for_run(store, run_id, [rule_id], items).get(rule_id)
     taint = candidate_taint(store, [rule_id]).get(rule_id)
     pks = set(overlap.fired + overlap.prevented_not_fired + overlap.broken_not_fired) if overlap else set()
     names = {d.id: f"{d.trajectory_id} ({d.corpus})" for d in CorpusRepository(store).get_trajectories(sorted(pks))}
-    return StripData(rule_id, overlap, taint, names)
+    return StripData(rule_id, overlap, taint, names, items)
 
 
 def injection_text(o: InjectionOverlap | None) -> str:
@@ -104,9 +107,20 @@ class RuleLoopStrip(QWidget):
         rule_id, run_id = int(rule.rule_id), int(rule.run_id)
         pool = self._pool[1] if self._pool is not None and self._pool[0] is self._db.services() else None
         self.injection_label.setText("Fires at injection on: computing…")
-        return self._db.query(lambda s: strip_data(s.store, rule_id, run_id, pool), self._show,
+        services = self._db.services()
+
+        def shown(data: StripData) -> None:
+            if self._pool is None or self._pool[0] is not services:
+                self._pool = (services, data.pool)  # read once per store, not per rule
+            self._show(data)
+
+        return self._db.query(lambda s: strip_data(s.store, rule_id, run_id, pool), shown,
                               name="injection preview", key=f"rule-strip:{id(self)}",
                               on_error=lambda e: self.injection_label.setText(f"Fires at injection on: failed ({e})"))
+
+    def forget_pool(self) -> None:
+        """The trajectories changed (an import): the next rule shown reads the pool again."""
+        self._pool = None
 
     def set_pool(self, pool: list[PoolItem]) -> None:
         """The open store's injection pool (computed with the loop's data): not read per rule."""

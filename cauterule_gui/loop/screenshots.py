@@ -80,6 +80,7 @@ def main(out: Path) -> None:
     window.replay.set_semantic(False)
     window.resize(*SIZE)
     window.show()
+    window.tabs.setCurrentWidget(window.splitter)  # the gate scan starts when its views are shown
     _wait(app, lambda: window.loop.data is not None)
     out.mkdir(parents=True, exist_ok=True)
 

@@ -146,7 +146,8 @@ def taint_summary(store: Store) -> dict[str, Any]:
 
 # -- injection ------------------------------------------------------------------------------
 def injection_pool(store: Store) -> list[PoolItem]:
-    return injection_pool_of(CorpusRepository(store).get_trajectories())
+    """Every trajectory's task and success (three columns: the records are not read)."""
+    return [PoolItem(pk, task, success) for pk, task, success in CorpusRepository(store).task_pool()]
 
 
 def injection_pool_of(trajectories: Iterable[TrajectoryDetail]) -> list[PoolItem]:

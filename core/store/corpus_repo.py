@@ -248,6 +248,17 @@ class CorpusRepository:
             ).all()
             return sorted(str(r[0]) for r in rows)
 
+    def trajectory_pks(self) -> list[int]:
+        """Every trajectory's primary key, ascending (lets a long scan read the records in chunks)."""
+        with self._store.read_session() as session:
+            return [int(r[0]) for r in session.execute(select(TrajectoryRow.id).order_by(col(TrajectoryRow.id))).all()]
+
+    def task_pool(self) -> list[tuple[int, str, bool]]:
+        """(pk, task, success) of every trajectory, by pk: the injection pool without the records."""
+        with self._store.read_session() as session:
+            query = select(TrajectoryRow.id, TrajectoryRow.task, TrajectoryRow.success).order_by(col(TrajectoryRow.id))
+            return [(int(r[0]), str(r[1]), bool(r[2])) for r in session.execute(query).all()]
+
 
 def _unindexed(column: Any, name: str) -> Any:
     """The same order as ``column`` through an expression that no index provides."""

@@ -63,6 +63,7 @@ def test_paging_buckets_g_and_the_loop_views_run_no_sql_on_the_gui_thread(
     window = group_window
     rules, evidence = window.workspace.rules, window.workspace.evidence
     model = evidence.model
+    window.loop.ensure_scan()  # lazy (normally started by showing the Corpus tab)
     qtbot.waitUntil(lambda: rules.model.rowCount() == 1 and window.loop.data is not None, timeout=30_000)
     rules.select_row(0)
     qtbot.waitUntil(lambda: evidence.result is not None, timeout=30_000)

@@ -14,7 +14,11 @@ from cauterule_gui.models.trajectory_table_model import COL_GATE, COL_TRUST
 
 
 def _loaded(qtbot: Any, window: MainWindow) -> None:
+    """The gate scan is lazy: showing the Corpus tab (gate panel, Gate column) starts it."""
+    current = window.tabs.currentWidget()
+    window.tabs.setCurrentWidget(window.splitter)
     qtbot.waitUntil(lambda: window.loop.data is not None, timeout=30_000)
+    window.tabs.setCurrentWidget(current)
 
 
 def _open_editor(qtbot: Any, window: MainWindow, pk: int) -> Any:
