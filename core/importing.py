@@ -24,6 +24,7 @@ from typing import Any
 
 from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
+from core.corpus.limits import path_oversize
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
 from core.corpus.walk import CorpusFile, walk_import_root
@@ -95,6 +96,11 @@ def import_paths(
         all_issues.append(ImportIssue(escape_surrogates(bad.corpus_name), escape_surrogates(bad.rel_path), None, None,
                                       "file or folder name is not valid UTF-8; skipped (rename it to import it)"))
     files = [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is None]
+    # A path is part of unique keys: too long for an index entry, it is refused on both back ends.
+    for long_path in [f for f in files if path_oversize(f.rel_path)]:
+        all_issues.append(ImportIssue(long_path.corpus_name, long_path.rel_path[:200] + "…", None, None,
+                                      str(path_oversize(long_path.rel_path))))
+    files = [f for f in files if not path_oversize(f.rel_path)]
     trajectory_files = [f for f in files if f.kind == "trajectories"]
     rule_files = [f for f in files if f.kind == "rule_yaml"]
     total = len(trajectory_files) + len(rule_files)
