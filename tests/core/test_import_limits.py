@@ -119,3 +119,16 @@ def test_a_file_whose_path_is_too_long_is_refused_and_the_others_imported(tmp_pa
     assert f"{MAX_PATH_BYTES:,}-byte limit" in summary.issues[0].reason
     stored = CorpusRepository(store).list_trajectories(TrajectoryFilter())
     assert [t.trajectory_id for t in stored] == ["T-1"]
+
+
+def test_a_nul_character_is_refused_on_both_back_ends_with_its_field(tmp_path: Path, store: Store) -> None:
+    # PostgreSQL text cannot hold NUL; SQLite refuses it too, so a store copies to either back end.
+    path = tmp_path / "root" / "c" / "a.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [_record("T-1", task="a\u0000b"), _record("T-2"),
+             _record("T-3", steps=[{"step_number": 1, "tool": "bash", "output": "x\u0000"}])]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    summary = import_paths(store, [tmp_path / "root"])
+    assert [(i.line, i.field) for i in summary.issues] == [(1, "task"), (3, "steps[0].output")]
+    assert all("NUL" in i.reason for i in summary.issues)
+    assert [t.trajectory_id for t in CorpusRepository(store).list_trajectories(TrajectoryFilter())] == ["T-2"]
