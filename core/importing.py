@@ -24,6 +24,7 @@ from typing import Any
 
 from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
+from core.corpus.limits import path_oversize
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
 from core.corpus.walk import CorpusFile, walk_import_root
@@ -95,6 +96,11 @@ def import_paths(
         all_issues.append(ImportIssue(escape_surrogates(bad.corpus_name), escape_surrogates(bad.rel_path), None, None,
                                       "file or folder name is not valid UTF-8; skipped (rename it to import it)"))
     files = [f for f in files if surrogate_field([f.rel_path, f.corpus_name]) is None]
+    # A path is part of unique keys: too long for an index entry, it is refused on both back ends.
+    for long_path in [f for f in files if path_oversize(f.rel_path)]:
+        all_issues.append(ImportIssue(long_path.corpus_name, long_path.rel_path[:200] + "…", None, None,
+                                      str(path_oversize(long_path.rel_path))))
+    files = [f for f in files if not path_oversize(f.rel_path)]
     trajectory_files = [f for f in files if f.kind == "trajectories"]
     rule_files = [f for f in files if f.kind == "rule_yaml"]
     total = len(trajectory_files) + len(rule_files)
@@ -110,10 +116,12 @@ def import_paths(
         result = read_trajectory_bytes(data, source.rel_path)
         issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
         records = list(result.records)
-        if store.is_postgres:  # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import
-            issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, None, NUL_REASON)
-                       for r in records if _has_nul(r)]
-            records = [r for r in records if not _has_nul(r)]
+        # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import, and on
+        # SQLite too, so one input gets one answer (and any store can be copied to any other).
+        nul = [(r, _nul_field(r)) for r in records]
+        issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
+                   for r, where in nul if where is not None]
+        records = [r for r, where in nul if where is None]
         read.append(_ReadFile(source, data, records, issues))
     outcomes: dict[str, list[str | None]] = defaultdict(list)
     for item in read:
@@ -161,23 +169,28 @@ def import_paths(
     return summary
 
 
-NUL_REASON = "contains the NUL character (\\u0000), which a PostgreSQL store cannot hold"
+NUL_REASON = "contains the NUL character (\\u0000), which the store cannot hold (PostgreSQL text cannot); record skipped"
 
 
-def _has_nul(record: TrajectoryRecord) -> bool:
-    # The parsed values are stored in columns (task, domain, …): JSON's "\u0000" becomes a real NUL there.
-    stack: list[Any] = [record.raw_text, record.data]
+def _nul_field(record: TrajectoryRecord) -> str | None:
+    """The path of the first value or key holding NUL (``""``: the record's text), or None.
+
+    The parsed values are stored in columns (task, domain, …): JSON's "\\u0000" becomes a real NUL there."""
+    stack: list[tuple[str, Any]] = [("", record.data)]
     while stack:
-        item = stack.pop()
+        path, item = stack.pop()
         if isinstance(item, str):
             if "\x00" in item:
-                return True
+                return path
         elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
+            for key, value in item.items():
+                child = f"{path}.{key}" if path else str(key)
+                if "\x00" in str(key):
+                    return child.replace("\x00", "\\u0000")
+                stack.append((child, value))
         elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return False
+            stack.extend((f"{path}[{index}]", value) for index, value in enumerate(item))
+    return "" if "\x00" in record.raw_text else None  # JSON refuses a raw NUL; kept as a last guard
 
 
 def _check_cancel(cancel: Any) -> None:

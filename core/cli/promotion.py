@@ -13,10 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.domain.errors import ConcurrentChangeError
 from core.store.engine import Store, default_store_path, store_location
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+EXIT_CONFLICT = 3  # someone changed the rule since the caller read it: nothing saved (scripts retry on this)
+_CHECKED_ACTIONS = ("approve", "reject", "defer")  # the decisions that carry a rule's row version
 
 _MARK = {"pass": "ok", "fail": "FAIL", "warn": "warn", "not_measured": "n/m"}
 
@@ -57,8 +60,21 @@ def register(subparsers: Any) -> None:
                    help="approve although the blind agreement gate failed (recorded in the audit log)")
     p.add_argument("--waive", action="append", default=[], metavar="TRAJECTORY_ID=REASON",
                    help="waive one broken trajectory with a reason (repeatable)")
+    p.add_argument("--expected-version", type=_row_version, default=None, metavar="N",
+                   help="the rule's row_version you saw (`promotions --json`); refused if it changed since "
+                        "(approve / reject / defer)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_decide)
+
+
+def _row_version(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a row version (an integer ≥ 0), got {text!r}")
+    return value
 
 
 def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
@@ -100,7 +116,7 @@ def cmd_promotions(args: argparse.Namespace, store: Store) -> int:
         standing = f" {item.standing_id}" if item.standing_id else ""
         stale = " STALE" if item.stale is not None and item.stale.stale else ""
         print(f"[{item.rule_id}] {item.origin}: {item.verdict} ({item.reason}), {decision}{standing}{stale} "
-              f"— run #{item.run_id}; {gates}")
+              f"— run #{item.run_id}, row version {item.row_version}; {gates}")
         print(f"    {item.wording}")
         for gate in item.gates:
             if gate.state in ("fail", "warn") and gate.name != "agreement":
@@ -124,13 +140,19 @@ def cmd_decide(args: argparse.Namespace, store: Store) -> int:
             print(f"error: --waive expects TRAJECTORY_ID=REASON, got {entry!r}", file=sys.stderr)
             return EXIT_ERROR
         waivers[tid.strip()] = why
+    if args.expected_version is not None and args.action not in _CHECKED_ACTIONS:
+        print(f"error: --expected-version applies to {', '.join(_CHECKED_ACTIONS)}, not {args.action}",
+              file=sys.stderr)
+        return EXIT_ERROR
     request = DecisionRequest(
         args.action, args.reviewer, rule_id=args.rule, run_id=args.run, standing_id=args.standing,
         successor=args.successor, reason=args.reason, override_verdict=args.override_verdict,
-        acknowledge_gate=args.acknowledge_gate, waivers=waivers, via="cli",
+        acknowledge_gate=args.acknowledge_gate, waivers=waivers, via="cli", expected_version=args.expected_version,
     )
     try:
         outcome = decide(store, request)
+    except ConcurrentChangeError as conflict:
+        return _report_conflict(conflict, args.json)
     except (ApprovalRefused, ReasonRequired, PromotionError, ValueError) as refusal:
         print(f"refused: {refusal}", file=sys.stderr)
         return EXIT_ERROR
@@ -138,7 +160,18 @@ def cmd_decide(args: argparse.Namespace, store: Store) -> int:
         print(json.dumps({"action": outcome.action, "rule_id": outcome.rule_id, "message": outcome.message,
                           "decision_id": None if outcome.decision is None else outcome.decision.id,
                           "standing_id": None if outcome.promotion is None else outcome.promotion.standing_id,
-                          "status": None if outcome.promotion is None else outcome.promotion.status}, indent=2))
+                          "status": None if outcome.promotion is None else outcome.promotion.status,
+                          "row_version": outcome.row_version}, indent=2))
     else:
         print(outcome.message)
     return EXIT_OK
+
+
+def _report_conflict(conflict: ConcurrentChangeError, as_json: bool) -> int:
+    """Who changed the rule, how and when; the caller reads the rule again and decides."""
+    print(f"refused: {conflict}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"conflict": {"rule_id": conflict.key, "expected_version": conflict.expected,
+                                       "row_version": conflict.found, "by": conflict.by, "what": conflict.what,
+                                       "at": conflict.at}}, indent=2, ensure_ascii=False))
+    return EXIT_CONFLICT

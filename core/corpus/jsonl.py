@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.corpus.hostile import surrogate_field, surrogate_reason
+from core.corpus.limits import trajectory_oversize
 from core.corpus.validation import (
     FieldProblem,
     describe_value,
@@ -315,7 +316,8 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
         # "\ud800" is valid JSON but not Unicode text: it could be neither hashed nor stored.
         return RecordIssue(file, chunk.first_line, bad_field or None, f"{_surrogate_in(obj, bad_field)}; record{span} skipped")
     problems = validate_trajectory(obj)
-    errors = [p for p in problems if p.is_error]
+    # The reference model's refusals first, then the store's length limits (core.corpus.limits).
+    errors = [p for p in problems if p.is_error] + trajectory_oversize(obj)
     if errors:
         return RecordIssue(file, chunk.first_line, errors[0].field or None, _summarise(errors))
     notes = [p for p in problems if not p.is_error]

@@ -31,6 +31,7 @@ import yaml
 
 from core.corpus.hostile import cap_issues, surrogate_field, surrogate_reason, yaml_expansion_problem
 from core.corpus.jsonl import RecordIssue
+from core.corpus.limits import rule_oversize
 from core.corpus.rule_fields import (
     as_float,
     validate_candidate,
@@ -133,7 +134,8 @@ def _read(raw: bytes, file: str) -> RuleFileResult:
         return RuleFileResult(file, kind, None, [], text, doc)
     assert isinstance(doc, dict)
     problems = list(validate_standing(doc) if kind == "standing" else validate_candidate(doc))
-    errors = [p for p in problems if p.is_error]
+    # The reference model's refusals, then the store's length limits (core.corpus.limits).
+    errors = [p for p in problems if p.is_error] + rule_oversize(doc)
     if errors:
         locate = _line_locator(text)
         issues = cap_issues(

@@ -95,6 +95,8 @@ class QueueItem:
             "gates": [g.to_json() for g in self.gates],
             "stale": None if self.stale is None else self.stale.to_json(), "notes": list(self.notes),
             "imported": self.imported, "wording": self.wording,
+            # What a script sends back with its decision (``decide --expected-version``).
+            "row_version": self.row_version,
         }
 
 
