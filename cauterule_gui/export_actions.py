@@ -1,7 +1,8 @@
 """File > Export rule store…: write the store's standing rules as a CauterRule 0.3.1 rule store.
 
-The folder is picked with a dialog, the export runs as a DB job (it reads the store and
-writes files; the GUI thread never waits), and the outcome is shown: how many rules, where,
+The folder is picked with a dialog, the export runs as a read through the window's database
+executor (it reads the store and writes files, and records nothing in the store, so it is a
+``query``, not an ``op``; the GUI thread never waits), and the outcome is shown: how many rules, where,
 and any format notes — or the core's refusal as it is (a non-empty folder that is not a
 previous Workbench export is never written to).
 """
@@ -15,7 +16,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from cauterule_gui.jobs.runner import JobFailure, JobHandle, JobPool, JobRunner
+from cauterule_gui.db.executor import DatabaseExecutor
+from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.services import StoreServices
 
 ChooseFolder = Callable[[QWidget | None], Path | None]
@@ -49,7 +51,7 @@ def describe_result(result: Any) -> str:
     return "\n".join(lines)
 
 
-def export_rule_store_interactive(parent: QWidget | None, services: StoreServices | None, runner: JobRunner,
+def export_rule_store_interactive(parent: QWidget | None, db: DatabaseExecutor,
                                   choose_folder: ChooseFolder | None = None,
                                   report: Report | None = None) -> JobHandle | None:
     """Ask for a folder, export there in the background, and say what happened.
@@ -57,31 +59,29 @@ def export_rule_store_interactive(parent: QWidget | None, services: StoreService
     Returns the job (None if there is no store or the reviewer cancelled the folder choice).
     """
     tell = report or show_report
-    if services is None:
+    if db.services() is None:
         tell(parent, "Export rule store", "Open a store first: there is nothing to export.", True)
         return None
     folder = (choose_folder or choose_export_folder)(parent)
     if folder is None:
         return None
-    store = services.store
 
-    def work(_ctx: Any) -> Any:
+    def work(services: StoreServices) -> Any:
         from core.export.rule_store import export_rule_store
 
-        return export_rule_store(store, folder)
+        return export_rule_store(services.store, folder)
 
-    handle = runner.submit(work, name="export rule store", pool=JobPool.DB)
-    handle.result.connect(lambda result: tell(parent, "Rule store exported", describe_result(result), False))
+    def done(result: Any) -> None:
+        tell(parent, "Rule store exported", describe_result(result), False)
 
-    def failed(failure: JobFailure) -> None:
+    def failed(error: BaseException) -> None:
         from core.export.rule_store import RuleStoreExportError
 
-        if isinstance(failure.exception, RuleStoreExportError):
-            text = f"Nothing was exported, and nothing in the folder was changed.\n\n{failure.message}"
+        refused = isinstance(error, RuleStoreExportError)
+        if refused:
+            text = f"Nothing was exported, and nothing in the folder was changed.\n\n{error}"
         else:
-            text = f"The export to\n{folder}\nfailed:\n\n{failure.exc_type}: {failure.message}"
-        tell(parent, "Export refused" if isinstance(failure.exception, RuleStoreExportError) else "Export failed",
-             text, True)
+            text = f"The export to\n{folder}\nfailed:\n\n{type(error).__name__}: {error}"
+        tell(parent, "Export refused" if refused else "Export failed", text, True)
 
-    handle.error.connect(failed)
-    return handle
+    return db.query(work, done, name="export rule store", on_error=failed)

@@ -1,6 +1,7 @@
 """The review workspace's marks, waivers and audit log (a mixin of ``ReviewController``).
 
-Marks and waivers are written with ``db.op`` on the database thread; the audit log is read with
+Marks and waivers are written with ``db.op`` on the database thread (a waiver through
+``core.decisions.waive``, which checks its reason); the audit log is read with
 ``db.query``. Nothing here decides: decisions are ``ReviewController``'s.
 """
 
@@ -11,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QWidget
 
+from core.decisions import waive
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db.executor import DatabaseExecutor
@@ -94,7 +96,7 @@ class ReviewMarks:
 
         def record(reason: str) -> None:
             self.reason_dialog = None
-            self.db.op(lambda s: s.reviews.waive(reviewer, result_id, outcome.trajectory_pk, reason), waived,
+            self.db.op(lambda s: waive(s.store, reviewer, result_id, outcome.trajectory_pk, reason), waived,
                        kinds={"marks"}, initiator=self, name="waive broken row")
 
         dialog.reason_given.connect(record)

@@ -82,7 +82,7 @@ class WorkflowTabs:
         services = db.services
         self._services = services
         runner = db.runner
-        self._runner = runner
+        self._runner, self._db = runner, db
         self._window = window
         self._semantic_pending = False
         self.labelling = LabellingPanel(services, runner, identity, window)
@@ -126,7 +126,7 @@ class WorkflowTabs:
     def export_rule_store(self) -> None:
         services = self._services()
         if services is not None:
-            export_rule_store_interactive(self._window, services, self._runner)
+            export_rule_store_interactive(self._window, self._db)
 
     def _on_tab_changed(self, _index: int) -> None:
         current = self._tabs.currentWidget()

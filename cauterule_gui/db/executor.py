@@ -8,6 +8,8 @@ The pattern is Anki's ``QueryOp`` / ``CollectionOp``:
   so writes are serialised and never wait on each other's locks), then calls ``on_done`` and
   emits ``changes_applied(kinds)`` on the GUI thread: panels refresh on the kinds they show
   instead of being called by hand;
+- ``query_cancellable(fn, on_done)`` is a long read that stops when superseded:
+  ``fn(services, cancel_event)`` (the metrics dashboard; ``heavy=True`` puts it on the CPU pool);
 - ``compute(fn, on_done)`` runs ``fn()`` (pure work on rows a query already read: the gate
   over every trajectory, a candidate's live preview) on the CPU pool, so long computation
   never holds one of the two read threads.
@@ -67,7 +69,19 @@ class DatabaseExecutor(QObject):
               on_error: Callable[[BaseException], None] | None = None) -> JobHandle | None:
         """Read: ``fn(services)`` off the GUI thread; ``on_done(result)`` on it. With ``key``, a
         still-running read of the same key is superseded (its late result dropped)."""
-        return self._submit(fn, on_done, on_error, name=name, key=key, pool=JobPool.READ, kinds=None)
+        return self._submit(lambda services, _cancel: fn(services), on_done, on_error, name=name, key=key,
+                            pool=JobPool.READ, kinds=None)
+
+    def query_cancellable(self, fn: Callable[[StoreServices, threading.Event], T],
+                          on_done: Callable[[T], None] | None = None, *, name: str = "read", key: str | None = None,
+                          on_error: Callable[[BaseException], None] | None = None,
+                          heavy: bool = False) -> JobHandle | None:
+        """A long read that checks a cancel flag: ``fn(services, cancel_event)`` (the event is set when
+        a newer read of the same ``key`` supersedes it or the runner shuts down; ``fn`` stops by
+        raising). ``heavy``: a read followed by long computation (the dashboard's ruler, a semantic
+        queue) runs on the CPU pool, so it never holds one of the two read threads a table page needs."""
+        return self._submit(fn, on_done, on_error, name=name, key=key, pool=JobPool.CPU if heavy else JobPool.READ,
+                            kinds=None)
 
     def op(self, fn: Callable[[StoreServices], T], on_done: Callable[[T], None] | None = None, *,
            kinds: Iterable[str], name: str = "write", initiator: object = None,
@@ -77,34 +91,34 @@ class DatabaseExecutor(QObject):
         that asked, has updated itself; the others refresh). A failed write changes nothing, so
         it emits no ``changes_applied``."""
         changed = _checked(kinds)
-        return self._submit(fn, on_done, on_error, name=name, key=None, pool=JobPool.DB, kinds=changed,
-                            initiator=initiator)
+        return self._submit(lambda services, _cancel: fn(services), on_done, on_error, name=name, key=None,
+                            pool=JobPool.DB, kinds=changed, initiator=initiator)
 
     def compute(self, fn: Callable[[], T], on_done: Callable[[T], None] | None = None, *,
                 name: str = "compute", key: str | None = None,
                 on_error: Callable[[BaseException], None] | None = None) -> JobHandle | None:
         """Pure work on what a ``query`` read (``fn`` never touches the store): on the CPU pool;
         ``on_done(result)`` on the GUI thread, dropped like a query's if the store changed."""
-        return self._submit(lambda _services: fn(), on_done, on_error, name=name, key=key, pool=JobPool.CPU,
+        return self._submit(lambda _services, _cancel: fn(), on_done, on_error, name=name, key=key, pool=JobPool.CPU,
                             kinds=None)
 
     def notify(self, kinds: Iterable[str], initiator: object = None) -> None:
         """Writes made outside the executor (a replay's child process, an import job) committed."""
         self.changes_applied.emit(_checked(kinds), initiator)
 
-    def _submit(self, fn: Callable[[StoreServices], Any], on_done: Callable[[Any], None] | None,
+    def _submit(self, fn: Callable[[StoreServices, threading.Event], Any], on_done: Callable[[Any], None] | None,
                 on_error: Callable[[BaseException], None] | None, *, name: str, key: str | None,
                 pool: JobPool, kinds: frozenset[str] | None, initiator: object = None) -> JobHandle | None:
         services = self.services()
         if services is None:
             return None
 
-        def run(_ctx: JobContext) -> Any:
+        def run(ctx: JobContext) -> Any:
             if kinds is None:
-                return fn(services)
+                return fn(services, ctx.cancel_event)
             _WRITE.active = True
             try:
-                return fn(services)
+                return fn(services, ctx.cancel_event)
             finally:
                 _WRITE.active = False
 

@@ -5,16 +5,18 @@ floors); extraction sub-metrics side by side with floors; safety on rejection co
 (replay alone, and separately the oracle override); human-vs-replay confusion matrix and
 kappa per session; the ruler (floors, canaries, mutation drops). Each exports to PNG/SVG.
 
-The numbers are computed off the GUI thread by :func:`dashboard_data` in a CPU job (a
-plain core call: ``check_ruler`` + ``build_report``); only drawing happens here. Starting
-a refresh supersedes the previous one. The panel is standalone: it needs the store
-services and the job runner, nothing from the main window.
+The numbers are computed off the GUI thread by :func:`dashboard_data` through the window's
+database executor (``query_cancellable``, on the CPU pool: a plain core call,
+``check_ruler`` + ``build_report``); only drawing happens here. Starting a refresh
+supersedes the previous one, and a result computed for a store the window has since
+switched away from is dropped by the executor. Built alone (tests, the external ruler
+check) the panel makes its own executor over the services it was given.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -31,13 +33,11 @@ from PySide6.QtWidgets import (
 
 from core.metrics.ruler import figures
 
-from cauterule_gui.jobs.runner import JobContext, JobFailure, JobPool, JobRunner
+from cauterule_gui.db.executor import DatabaseExecutor
+from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard
 from cauterule_gui.services import StoreServices
-
-if TYPE_CHECKING:
-    from cauterule_gui.db.executor import DatabaseExecutor
 
 ONE_COLUMN_BELOW = 1500  # px of panel width
 LAYOUT = {  # name -> (row, column, column span)
@@ -85,6 +85,7 @@ class MetricsDashboardPanel(QWidget):
         super().__init__(parent)
         self._services = services
         self._runner = runner
+        self._db = db if db is not None else DatabaseExecutor(runner, lambda: services, self)
         self.run_id = run_id
         self.report: dict[str, Any] | None = None
         self._handle: Any = None
@@ -151,30 +152,29 @@ class MetricsDashboardPanel(QWidget):
 
     # -- data -----------------------------------------------------------------------------
     def refresh(self) -> Any:
-        """Recompute in a CPU job (superseding a running refresh); draw when it returns."""
-        store, run_id, semantic = self._services.store, self.run_id, self.semantic_box.isChecked()
+        """Recompute off the GUI thread (superseding a running refresh); draw when it returns.
+        Returns the job, or None when the executor has no store (the window is closing)."""
+        run_id, semantic = self.run_id, self.semantic_box.isChecked()
 
-        def job(ctx: JobContext) -> dict[str, Any]:
-            return dashboard_data(store, run_id, semantic, ctx.cancel_event)
+        def job(services: StoreServices, cancel: Any) -> dict[str, Any]:
+            return dashboard_data(services.store, run_id, semantic, cancel)
 
+        handle = self._db.query_cancellable(job, self.show_report, name="metrics dashboard",
+                                            key=f"dashboard:{id(self)}", on_error=self._on_error, heavy=True)
+        if handle is None:
+            return None
         self.status.setText("Computing metrics, floors and the ruler…")
         self.refresh_button.setEnabled(False)
-        handle = self._runner.submit(job, name="metrics dashboard", pool=JobPool.CPU, key=f"dashboard:{id(self)}")
-        handle.result.connect(self._on_result)
-        handle.error.connect(self._on_error)
         handle.finished.connect(lambda: self.refresh_button.setEnabled(True))
         self._handle = handle
         return handle
 
-    def _on_result(self, report: dict[str, Any]) -> None:
-        self.show_report(report)
-
-    def _on_error(self, failure: JobFailure) -> None:
-        message = str(failure.message)
-        if isinstance(failure.exception, LookupError):
+    def _on_error(self, error: BaseException) -> None:
+        message = str(error)
+        if isinstance(error, LookupError):
             self.status.setText(f"Not measured: {message}. Run replay first.")
         else:
-            self.status.setText(f"Could not compute the metrics: {failure}")
+            self.status.setText(f"Could not compute the metrics: {type(error).__name__}: {message}")
         self.refresh_failed.emit(message)
 
     def show_report(self, report: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
 """One decision path for every surface (Review tab, Promotion tab, CLI): ``decide``.
 
+``waive`` records a reviewer's waiver of broken evidence (a reason required).
 ``undo_last`` takes back a reviewer's newest decision (and retires the standing rule that
 decision created). No Qt here; the screens only ask the reviewer what a refusal needs.
 """
@@ -19,10 +20,11 @@ from core.decisions.service import (
     decide,
 )
 from core.decisions.undo import undo_last
+from core.decisions.waivers import waive
 from core.decisions.whatif import WhatIfEdit, WhatIfRefused, save_whatif_edit
 
 __all__ = [
     "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
     "OverrideRequired", "PromotionError", "ReasonRequired", "WhatIfEdit", "WhatIfRefused", "decide",
-    "save_whatif_edit", "undo_last",
+    "save_whatif_edit", "undo_last", "waive",
 ]

@@ -2,7 +2,9 @@
 
 Each human action is one committed transaction that writes the action and its audit event
 together, so a decision is never saved without its audit trail (or the reverse). Undo never
-erases: it appends a decision row that points at the one it undoes.
+erases: it appends a decision row that points at the one it undoes. The rules a decision or a
+waiver must satisfy are not here: ``core.decisions`` checks them inside the transaction and
+calls the writers below (``write_decision``, ``write_waiver``), which only write.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from typing import Any
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
-from core.domain.errors import ApprovalRefused, ReasonRequired
 from core.store.engine import Store
 from core.store.row_versions import bump_rule
 from core.store.tables import (
@@ -88,30 +89,7 @@ class ReviewRepository:
     def store(self) -> Store:
         return self._store
 
-    # -- decisions ---------------------------------------------------------------------
-    def decide(
-        self, rule_id: int, rule_version_id: int, run_id: int | None, reviewer: str, action: str,
-        reason: str | None = None, evidence: dict[str, Any] | None = None, result_id: int | None = None,
-        expected_version: int | None = None,
-    ) -> Decision:
-        """Low-level writer kept for the store's own tests; every screen and the CLI decide through
-        ``core.decisions.decide``, which checks every rule inside one write transaction."""
-        if action not in DECISION_ACTIONS:
-            raise ValueError(f"unknown decision {action!r}; expected one of {DECISION_ACTIONS}")
-        reason = (reason or "").strip() or None
-        if action == "reject" and reason is None:
-            raise ReasonRequired("a rejection needs a reason")
-        if action == "approve" and result_id is not None:
-            missing = self.unreviewed_broken(reviewer, result_id)
-            if missing:
-                raise ApprovalRefused(
-                    f"approval refused: {len(missing)} broken trajector{'y' if len(missing) == 1 else 'ies'} "
-                    f"not yet opened or waived ({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})"
-                )
-        with self._store.session() as session:
-            return write_decision(session, rule_id, rule_version_id, run_id, reviewer, action, reason, evidence,
-                                  expected_version=expected_version)
-
+    # -- decisions (made by ``core.decisions.decide``, which checks every rule) -------------
     def undo_last(self, reviewer: str) -> Decision | None:
         """Undo the reviewer's most recent decision that is still in effect (a new event)."""
         with self._store.session() as session:
@@ -168,13 +146,6 @@ class ReviewRepository:
                 append_audit(session, reviewer, "open_evidence", "result", result_id, None,
                              after={"trajectory_pk": trajectory_pk})
             return bool(inserted)
-
-    def waive(self, reviewer: str, result_id: int, trajectory_pk: int, reason: str) -> None:
-        reason = reason.strip()
-        if not reason:
-            raise ReasonRequired("a waiver needs a reason")
-        with self._store.session() as session:
-            write_waiver(session, reviewer, result_id, trajectory_pk, reason)
 
     def unreviewed_broken(self, reviewer: str, result_id: int) -> list[str]:
         """Trajectory ids of broken evidence this reviewer has neither opened nor waived."""
@@ -301,6 +272,8 @@ def unreviewed_broken_in(session: Session, reviewer: str | None, result_id: int)
 
 
 def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk: int, reason: str) -> None:
+    """One waiver row and its audit event, in the caller's transaction (``core.decisions.waive`` and
+    the decision service check the reason first)."""
     session.add(WaiverRow(reviewer=reviewer, result_id=result_id, trajectory_pk=trajectory_pk, reason=reason,
                           created_at=utc_now()))
     append_audit(session, reviewer, "waive_broken", "result", result_id, reason, after={"trajectory_pk": trajectory_pk})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixtures)
 
+from core.decisions import waive
 from core.promotion import (
     Gate,
     approve,
@@ -95,7 +96,7 @@ def test_verdict_and_broken_gates(board: tuple[Builder, dict[str, int], int]) ->
     assert item.gate("verdict").state == "fail" and "blocked_by_broken" in item.gate("verdict").detail  # type: ignore[attr-defined]
     broken = item.gate("broken_reviewed")  # type: ignore[attr-defined]
     assert broken.state == "fail" and broken.data["unreviewed"] == ["S-1"]
-    ReviewRepository(b.store).waive("bo", b.result_id(run, rules["failing"]), b.pks["S-1"], "log echo only")
+    waive(b.store, "bo", b.result_id(run, rules["failing"]), b.pks["S-1"], "log echo only")
     assert _by_rule(b.store, reviewer="ana")[rules["failing"]].gate("broken_reviewed").state == "fail"  # type: ignore[attr-defined]
     assert _by_rule(b.store, reviewer="bo")[rules["failing"]].gate("broken_reviewed").state == "pass"  # type: ignore[attr-defined]
     assert _by_rule(b.store)[rules["failing"]].gate("broken_reviewed").state == "pass"  # type: ignore[attr-defined]

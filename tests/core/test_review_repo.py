@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.domain.errors import ApprovalRefused, ReasonRequired
+from core.decisions import DecisionOutcome, DecisionRequest, decide, waive
+from core.domain.errors import BrokenNotOpened, ReasonRequired
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store, open_store
@@ -50,37 +51,52 @@ def setup(store_location: Path | str) -> tuple[Store, int, int, int, int]:
     store.close()
 
 
+def _approve(store: Store, rule_id: int) -> DecisionOutcome:
+    # The setup's verdict is "fail": approving it is an override with a written reason.
+    return decide(store, DecisionRequest("approve", "ana", rule_id, reason="checked the pairs by hand",
+                                         override_verdict=True))
+
+
 def test_approval_is_refused_until_broken_evidence_is_opened(setup: tuple[Store, int, int, int, int]) -> None:
-    store, rule_id, version_id, result_id, traj_pk = setup
-    review = ReviewRepository(store)
-    with pytest.raises(ApprovalRefused, match="S-1"):
-        review.decide(rule_id, version_id, None, "ana", "approve", result_id=result_id)
-    review.record_view("ana", result_id, traj_pk)
-    assert review.decide(rule_id, version_id, None, "ana", "approve", result_id=result_id).action == "approve"
+    store, rule_id, _version_id, result_id, traj_pk = setup
+    with pytest.raises(BrokenNotOpened, match="S-1"):
+        _approve(store, rule_id)
+    ReviewRepository(store).record_view("ana", result_id, traj_pk)
+    assert _approve(store, rule_id).action == "approve"
 
 
 def test_a_waiver_with_reason_allows_approval_and_is_audited(setup: tuple[Store, int, int, int, int]) -> None:
-    store, rule_id, version_id, result_id, traj_pk = setup
+    store, rule_id, _version_id, result_id, traj_pk = setup
+    assert waive(store, "ana", result_id, traj_pk, "  success is unrelated: different remote ") == \
+        "success is unrelated: different remote"
+    _approve(store, rule_id)
     review = ReviewRepository(store)
-    with pytest.raises(ReasonRequired):
-        review.waive("ana", result_id, traj_pk, "  ")
-    review.waive("ana", result_id, traj_pk, "success is unrelated: different remote")
-    review.decide(rule_id, version_id, None, "ana", "approve", result_id=result_id)
-    actions = [e.action for e in review.rule_audit(rule_id)]
-    assert actions == ["waive_broken", "approve"]
+    assert [e.action for e in review.audit("result", result_id)] == ["waive_broken"]
+    assert review.waivers("ana", result_id) == {traj_pk: "success is unrelated: different remote"}
+    assert "approve" in [e.action for e in review.rule_audit(rule_id)]
+
+
+def test_a_waiver_without_a_reason_is_refused_and_writes_nothing(setup: tuple[Store, int, int, int, int]) -> None:
+    store, _rule_id, _version_id, result_id, traj_pk = setup
+    with pytest.raises(ReasonRequired, match=f"result {result_id}, trajectory {traj_pk}"):
+        waive(store, "ana", result_id, traj_pk, "  ")
+    with pytest.raises(ValueError, match="needs a reviewer"):
+        waive(store, " ", result_id, traj_pk, "a reason")
+    review = ReviewRepository(store)
+    assert review.waivers("ana", result_id) == {} and review.audit("result", result_id) == []
 
 
 def test_reject_needs_a_reason(setup: tuple[Store, int, int, int, int]) -> None:
-    store, rule_id, version_id, _result_id, _traj = setup
+    store, rule_id, _version_id, _result_id, _traj = setup
     with pytest.raises(ReasonRequired):
-        ReviewRepository(store).decide(rule_id, version_id, None, "ana", "reject", reason="")
+        decide(store, DecisionRequest("reject", "ana", rule_id, reason=""))
 
 
 def test_undo_appends_an_event_and_restores_the_previous_decision(setup: tuple[Store, int, int, int, int]) -> None:
-    store, rule_id, version_id, _result_id, _traj = setup
+    store, rule_id, _version_id, _result_id, _traj = setup
     review = ReviewRepository(store)
-    review.decide(rule_id, version_id, None, "ana", "defer")
-    review.decide(rule_id, version_id, None, "ana", "reject", reason="too broad")
+    decide(store, DecisionRequest("defer", "ana", rule_id))
+    decide(store, DecisionRequest("reject", "ana", rule_id, reason="too broad"))
     undone = review.undo_last("ana")
     assert undone is not None and undone.action == "reject"
     assert review.current(rule_id).action == "defer"  # type: ignore[union-attr]
@@ -88,8 +104,8 @@ def test_undo_appends_an_event_and_restores_the_previous_decision(setup: tuple[S
 
 
 def test_decisions_survive_reopening_the_store(setup: tuple[Store, int, int, int, int]) -> None:
-    store, rule_id, version_id, _result_id, _traj = setup
-    ReviewRepository(store).decide(rule_id, version_id, None, "ana", "reject", reason="vague")
+    store, rule_id, _version_id, _result_id, _traj = setup
+    decide(store, DecisionRequest("reject", "ana", rule_id, reason="vague"))
     store.close()
     reopened = open_store(store.path)
     assert ReviewRepository(reopened).current(rule_id).reason == "vague"  # type: ignore[union-attr]

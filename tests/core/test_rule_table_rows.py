@@ -12,7 +12,7 @@ from core.replay.types import PoolInfo, RuleResult
 from core.store.engine import Store, open_store
 from core.store.replay_repo import ReplayRepository
 from core.store.result_repo import ResultRepository
-from core.store.review_repo import ReviewRepository
+from core.store.review_repo import ReviewRepository, write_decision
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
@@ -46,15 +46,23 @@ def two_rules(store_location: Path | str) -> Iterator[tuple[Store, dict[str, tup
     store.close()
 
 
+def _decision_row(store: Store, rule_id: int, version_id: int, reviewer: str, action: str,
+                  reason: str | None = None) -> None:
+    """A decision row as the store holds it (these tests read rows back; the rules a decision
+    must pass are ``core.decisions``' and tested there)."""
+    with store.session() as session:
+        write_decision(session, rule_id, version_id, None, reviewer, action, reason, None)
+
+
 def test_the_status_is_the_newest_decision_no_undo_undid(two_rules: tuple[Store, dict[str, tuple[int, int, int]]]) -> None:
     store, rows = two_rules
     review = ReviewRepository(store)
     (a, a_version, _), (b, b_version, _) = rows["a"], rows["b"]
-    review.decide(a, a_version, None, "ana", "approve")
-    review.decide(b, b_version, None, "ana", "defer")
-    review.decide(a, a_version, None, "ana", "reject", reason="too broad")
+    _decision_row(store, a, a_version, "ana", "approve")
+    _decision_row(store, b, b_version, "ana", "defer")
+    _decision_row(store, a, a_version, "ana", "reject", "too broad")
     review.undo_last("ana")  # undoes the rejection: the approval is in effect again
-    review.decide(b, b_version, None, "bob", "reject", reason="wrong tool")
+    _decision_row(store, b, b_version, "bob", "reject", "wrong tool")
     review.undo_last("bob")  # undoes bob's rejection; ana's deferral stands
     page = ResultRepository(store).page(SCOPE, WorkspaceFilter(), "ana")
     status = {r.rule_id: (r.status, r.reviewer) for r in page.rows}
@@ -77,7 +85,7 @@ def test_the_verdict_mark_is_this_reviewers_newest(two_rules: tuple[Store, dict[
 
 def test_a_page_past_the_end_still_counts_the_rows(two_rules: tuple[Store, dict[str, tuple[int, int, int]]]) -> None:
     store, rows = two_rules
-    ReviewRepository(store).decide(rows["a"][0], rows["a"][1], None, "ana", "approve")
+    _decision_row(store, rows["a"][0], rows["a"][1], "ana", "approve")
     repo = ResultRepository(store)
     past = repo.page(SCOPE, WorkspaceFilter(), "ana", offset=5, limit=10)
     assert (past.total, past.unreviewed, past.rows) == (2, 1, [])

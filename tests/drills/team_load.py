@@ -61,7 +61,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    from core.decisions.service import DecisionRequest, decide
+    from core.decisions import DecisionRequest, decide, waive
     from core.domain.labels import LabelText
     from core.labels.service import adjudicate, save_label
     from core.store.engine import open_store
@@ -96,7 +96,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
                     reviews.mark(me, result, None, "fail", rng.choice(("right", "wrong", "cant_tell")))
                 elif kind == "waiver":
                     result, pk = rng.choice(broken)
-                    reviews.waive(me, result, pk, f"{me} read it ({n})")
+                    waive(store, me, result, pk, f"{me} read it ({n})")
                 elif kind == "decision":
                     rule = rng.choice(rule_ids)
                     seen = rules.row_version(rule)

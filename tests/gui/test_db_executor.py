@@ -111,6 +111,28 @@ def test_compute_runs_pure_work_on_the_cpu_pool_and_drops_it_for_a_closed_store(
     assert late == []
 
 
+def test_a_cancellable_query_stops_when_a_newer_read_of_its_key_supersedes_it(
+        qtbot: Any, db: DatabaseExecutor, populated: StoreServices) -> None:
+    started, stopped = threading.Event(), threading.Event()
+
+    def long_read(services: StoreServices, cancel: threading.Event) -> int:
+        count = len(services.corpora.list_corpora())
+        started.set()
+        if not cancel.wait(10):  # a long computation that checks its flag
+            return count
+        stopped.set()
+        raise InterruptedError("cancelled")
+
+    first = db.query_cancellable(long_read, name="slow", key="k", heavy=True)
+    assert first is not None and first.pool is JobPool.CPU
+    assert started.wait(5)
+    answers: list[int] = []
+    second = db.query_cancellable(lambda s, _c: len(s.corpora.list_corpora()), answers.append, key="k")
+    assert second is not None and second.pool is JobPool.READ
+    qtbot.waitUntil(lambda: answers == [2] and not first.running, timeout=5000)
+    assert stopped.is_set() and first.outcome == "cancelled"
+
+
 def test_rule_rows_arrive_by_signal_and_a_stale_refresh_is_dropped(qtbot: Any, replayed: StoreServices,
                                                                    runner: JobRunner) -> None:
     model = RuleTableModel(replayed.results)

@@ -332,3 +332,20 @@ def test_adversarial_text_is_shown_verbatim(qtbot: Any, panel: LabellingPanel, d
     for label in panel.findChildren(QLabel):
         assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
     idle(qtbot, runner)
+
+
+def test_feedback_and_progress_go_through_the_executor(qtbot: Any, panel: LabellingPanel, demo: StoreServices,
+                                                         runner: JobRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    from submit_spy import not_through_executor, spy_submit_callers
+
+    open_trajectory(qtbot, panel, pk_of(demo, "DF-GIT-001-push-non-ff"))
+    idle(qtbot, runner)
+    panel.last_feedback = None
+    panel.progress.progress = None
+    callers = spy_submit_callers(monkeypatch)
+    assert panel.compute_feedback() is not None
+    panel.update_progress()
+    qtbot.waitUntil(lambda: panel.last_feedback is not None and panel.progress.progress is not None, timeout=10_000)
+    assert any("label feedback" in c for c in callers) and any("label progress" in c for c in callers)
+    assert not_through_executor(callers) == []
+    idle(qtbot, runner)

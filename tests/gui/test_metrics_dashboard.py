@@ -89,3 +89,36 @@ def test_a_second_refresh_supersedes_the_first(qtbot: Any, demo_replayed: StoreS
         panel.refresh()
     qtbot.waitUntil(lambda: not runner.is_busy(), timeout=10_000)
     assert first.outcome in ("cancelled", "result")
+
+
+def test_figures_computed_for_a_store_switched_away_from_are_dropped(
+        qtbot: Any, demo_replayed: StoreServices, runner: JobRunner) -> None:
+    """The dashboard's read goes through the window's executor: when the window switches store
+    while the figures compute, they describe a store no panel shows and never reach the panel."""
+    from cauterule_gui.db.executor import DatabaseExecutor
+
+    shown: dict[str, StoreServices | None] = {"services": demo_replayed}
+    db = DatabaseExecutor(runner, lambda: shown["services"])
+    panel = MetricsDashboardPanel(demo_replayed, runner, db=db)
+    qtbot.addWidget(panel)
+    loaded: list[object] = []
+    panel.data_loaded.connect(loaded.append)
+    handle = panel.refresh()
+    assert handle is not None
+    shown["services"] = None  # the store closed before the result could reach the GUI thread
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.outcome == "result"  # it did compute ...
+    assert loaded == [] and panel.report is None  # ... and the executor dropped it
+
+
+def test_the_dashboard_reads_through_the_executor(qtbot: Any, demo_replayed: StoreServices,
+                                                  runner: JobRunner) -> None:
+    """A refresh with no store behind the executor (the window is closing) starts no job."""
+    from cauterule_gui.db.executor import DatabaseExecutor
+
+    db = DatabaseExecutor(runner, lambda: demo_replayed)
+    db.close()
+    panel = MetricsDashboardPanel(demo_replayed, runner, db=db)
+    qtbot.addWidget(panel)
+    assert panel.refresh() is None
+    assert not runner.is_busy()

@@ -27,6 +27,7 @@ from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
 
+from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.export_actions import export_rule_store_interactive
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
@@ -433,7 +434,8 @@ def test_export_writes_a_rule_store_that_cauterule_loads_and_refuses_a_foreign_f
         reports.append((title, text, is_error))
 
     out = tmp_path / "exported"
-    handle = export_rule_store_interactive(None, demo, runner, choose_folder=lambda _p: out, report=report)
+    db = DatabaseExecutor(runner, lambda: demo)
+    handle = export_rule_store_interactive(None, db, choose_folder=lambda _p: out, report=report)
     assert handle is not None
     qtbot.waitUntil(lambda: bool(reports), timeout=15_000)
     title, text, is_error = reports[-1]
@@ -445,12 +447,30 @@ def test_export_writes_a_rule_store_that_cauterule_loads_and_refuses_a_foreign_f
     foreign = tmp_path / "someone-elses-rules"
     foreign.mkdir()
     (foreign / "R-001.yaml").write_text("id: R-001\n", encoding="utf-8")
-    export_rule_store_interactive(None, demo, runner, choose_folder=lambda _p: foreign, report=report)
+    export_rule_store_interactive(None, db, choose_folder=lambda _p: foreign, report=report)
     qtbot.waitUntil(lambda: len(reports) == 2, timeout=15_000)
     title, text, is_error = reports[-1]
     assert is_error and title == "Export refused" and "is not empty" in text and "nothing in the folder" in text
     assert sorted(p.name for p in foreign.iterdir()) == ["R-001.yaml"]
-    assert export_rule_store_interactive(None, demo, runner, choose_folder=lambda _p: None, report=report) is None
-    assert export_rule_store_interactive(None, None, runner, report=report) is None and reports[-1][2]
+    assert export_rule_store_interactive(None, db, choose_folder=lambda _p: None, report=report) is None
+    closed = DatabaseExecutor(runner, lambda: None)
+    assert export_rule_store_interactive(None, closed, report=report) is None and reports[-1][2]
     runner.wait_for_done(5000)
     qtbot.waitUntil(lambda: not runner.is_busy(), timeout=5000)
+
+
+def test_the_queue_and_the_export_go_through_the_executor(qtbot: Any, panel: PromotionPanel, demo: StoreServices,
+                                                            runner: JobRunner, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from submit_spy import not_through_executor, spy_submit_callers
+
+    callers = spy_submit_callers(monkeypatch)
+    refresh_and_wait(qtbot, panel)
+    reports: list[tuple[str, str, bool]] = []
+    handle = export_rule_store_interactive(None, DatabaseExecutor(runner, lambda: demo),
+                                           choose_folder=lambda _p: tmp_path / "out",
+                                           report=lambda _p, title, text, error: reports.append((title, text, error)))
+    assert handle is not None
+    qtbot.waitUntil(lambda: bool(reports), timeout=15_000)
+    assert any("promotion queue" in c for c in callers) and any("export rule store" in c for c in callers)
+    assert not_through_executor(callers) == []

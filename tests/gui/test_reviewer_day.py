@@ -197,7 +197,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
 
     # Export the standing rules as a CauterRule rule store.
     out = tmp_path / "exported-rules"
-    handle = export_rule_store_interactive(window, window.services, runner, choose_folder=lambda _p: out)
+    handle = export_rule_store_interactive(window, window.db, choose_folder=lambda _p: out)
     assert handle is not None
     qtbot.waitUntil(lambda: (out / "index.yaml").is_file() and not runner.is_busy(), timeout=30_000)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from conftest import REVIEWER
 
+from core.decisions import DecisionRequest, decide
 from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
 from cauterule_gui.db import DatabaseExecutor
@@ -47,7 +48,7 @@ def test_run_history_and_audit_models_pass_modeltester(qtmodeltester: Any, repla
     qtmodeltester.check(history)
     assert history.index(0, 2).data() == "complete"
     rule = replayed.results.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
-    replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "defer", "later")
+    decide(replayed.store, DecisionRequest("defer", REVIEWER, rule.rule_id, rule.run_id, reason="later"))
     audit = AuditTableModel(replayed.reviews.rule_audit(rule.rule_id))
     qtmodeltester.check(audit)
     assert audit.index(0, 1).data() == REVIEWER and audit.index(0, 3).data() == "later"
@@ -71,7 +72,7 @@ def test_filters_and_sorting_happen_in_sql(replayed: StoreServices) -> None:
 def test_review_status_filter_follows_decisions_and_undo(replayed: StoreServices) -> None:
     repo = replayed.results
     rule = repo.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
-    replayed.reviews.decide(rule.rule_id, rule.rule_version_id, rule.run_id, REVIEWER, "reject", "too broad")
+    decide(replayed.store, DecisionRequest("reject", REVIEWER, rule.rule_id, rule.run_id, reason="too broad"))
     rejected = repo.list_rules(WorkspaceScope(), WorkspaceFilter(status="reject"))
     assert [(r.rule_id, r.reviewer, r.decision_reason) for r in rejected] == [(rule.rule_id, REVIEWER, "too broad")]
     replayed.reviews.undo_last(REVIEWER)

@@ -10,6 +10,7 @@ from sqlalchemy import func, select, text
 
 from core.agreement.assignments import assign
 from core.agreement.session import commit_judgement, create_session, next_item
+from core.decisions import waive
 from core.domain.labels import LabelText
 from core.labels.service import adjudicate as adjudicate_label
 from core.labels.service import save_label
@@ -87,7 +88,7 @@ def fill_every_table(store: Store) -> None:
     reviews = ReviewRepository(store)
     result = next(r.id for r in ReplayRepository(store).results(run) if r.rule_id == rule)
     reviews.record_view("ana", result, b.pks["S-1"])
-    reviews.waive("ana", result, b.pks["S-1"], "only quotes the error text")
+    waive(store, "ana", result, b.pks["S-1"], "only quotes the error text")
     reviews.mark("ana", result, b.pks["F-1"], "prevented", "right", blinded=True)
     approve(store, rule, run, "ana", "prevents both push failures")  # decision, promotion, id_counter, audit
     save_label(store, b.pks["F-1"], "ana", LabelText("when push is rejected", "pull first", ("rebase first",), "a note"))

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
 
 from core.labels.feedback import LabelFeedback, feedback_for_rules
 
-from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool
+from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models.label_accuracy_model import LabelAccuracyModel
 from cauterule_gui.models.label_feedback_model import LabelFeedbackModel
 from cauterule_gui.models.label_history_model import LabelHistoryModel
-from cauterule_gui.panels.base import make_table
+from cauterule_gui.panels.base import _handled_by_caller, make_table
 from cauterule_gui.plain_text import plain_label
 
 
@@ -87,7 +87,7 @@ class FeedbackPage:
         text, pk, rules = self.current_text(), context.detail.id, context.candidates
         semantic, factory = self.semantic_box.isChecked(), self.embedder_factory
 
-        def job(_ctx: JobContext) -> LabelFeedback:
+        def job() -> LabelFeedback:  # pure work on the text and the rules the open trajectory read
             embed, note = None, None if semantic else "semantic matching is off (tick Semantic)"
             if semantic and rules:
                 from core.embeddings import EmbeddingUnavailable
@@ -98,9 +98,10 @@ class FeedbackPage:
                     embed, note = None, f"semantic unavailable: {error}"
             return feedback_for_rules(pk, rules, text, embed, note)
 
-        handle = self.runner.submit(job, name="label feedback", pool=JobPool.CPU, key=f"labels-feedback:{id(self)}")
-        handle.result.connect(self._on_feedback)
-        handle.error.connect(self._failed("Could not score the label"))
+        handle = self.db.compute(job, self._on_feedback, name="label feedback", key=f"labels-feedback:{id(self)}",
+                                 on_error=_handled_by_caller)
+        if handle is not None:
+            handle.error.connect(self._failed("Could not score the label"))
         return handle
 
     def _on_feedback(self, feedback: LabelFeedback) -> None:

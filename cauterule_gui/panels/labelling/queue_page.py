@@ -49,7 +49,7 @@ class QueuePage:
         self.search.textChanged.connect(lambda _t: self._filter_timer.start())
         self.count_label = plain_label("", self)
         self.count_label.setObjectName("labelCount")
-        self.progress = LabelProgress(self.runner, self._store, lambda: self.reviewer, self)
+        self.progress = LabelProgress(lambda: self.db, lambda: self.reviewer, self)
 
     def _build_list(self) -> None:
         self.model = LabelQueueModel(self)

@@ -11,10 +11,11 @@ from PySide6.QtGui import QFont, QPalette, QTextCharFormat, QTextCursor
 from core.promotion import QueueItem
 
 from cauterule_gui import theme
-from cauterule_gui.jobs.runner import JobHandle, JobPool
+from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.models.promotion_detail import detail_sections
 from cauterule_gui.models.promotion_queue_model import QueueSnapshot
+from cauterule_gui.panels.base import _handled_by_caller
 from cauterule_gui.panels.promotion.similarity import semantic_similarity
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -46,24 +47,27 @@ class QueuePage:
             self.model.set_snapshot(None)
             self._show_current()
             return None
-        store, reviewer = services.store, self.identity.name
+        reviewer = self.identity.name
         current = self.current_item()
         if current is not None and self._want_rule is None:
             self._want_rule = current.rule_id
-        if self.semantic_box.isChecked():
-            factory = self.embedder_factory
-            def job(_ctx: Any) -> QueueSnapshot:
-                return qm.load_snapshot(store, reviewer, semantic_similarity(factory))
+        # Both through the executor's reads (never queued behind a write); the semantic queue
+        # scores every pair after reading, so it runs on the CPU pool and leaves the read threads free.
+        semantic = self.semantic_box.isChecked()
+        factory = self.embedder_factory
 
-            pool, what = JobPool.CPU, "semantic"
-        else:
-            def job(_ctx: Any) -> QueueSnapshot:
-                return qm.load_snapshot(store, reviewer)
+        def job(now_open: Any, _cancel: Any) -> QueueSnapshot:
+            if semantic:
+                return qm.load_snapshot(now_open.store, reviewer, semantic_similarity(factory))
+            return qm.load_snapshot(now_open.store, reviewer)
 
-            pool, what = JobPool.READ, "lexical"  # a read: never queued behind a write
+        handle = self.db.query_cancellable(job, self._on_snapshot, name="promotion queue",
+                                           key=f"promotion-queue-{id(self)}", heavy=semantic,
+                                           on_error=_handled_by_caller)
+        if handle is None:
+            return None
+        what = "semantic" if semantic else "lexical"
         self.similarity_label.setText(f"computing the queue ({what} similarity)…")
-        handle = self.runner.submit(job, name="promotion queue", pool=pool, key=f"promotion-queue-{id(self)}")
-        handle.result.connect(self._on_snapshot)
         handle.error.connect(lambda failure: self._show_failure(failure, "The promotion queue could not be built"))
         handle.finished.connect(self._update_buttons)
         self._queue_job = handle
