@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.checked import EVERY, Check
 from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
 from core.hashing import sha256_text
-from core.replay.cancel import EVERY, Cancelled, Check, checker
+from core.replay.cancel import Cancelled, checker
 from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult

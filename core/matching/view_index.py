@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from core.checked import checked
 from core.matching.tables import DOMAIN_GROUPS
 from core.matching.text import content_token, normalize
 from core.matching.views import TrajectoryViews
-from core.matching.word_index import WordIndex, every
+from core.matching.word_index import WordIndex
 
 _GROUP_CODE = {group: code for code, group in enumerate(sorted(set(DOMAIN_GROUPS.values())))}
 
@@ -222,9 +223,9 @@ def index_views(
                 out.append(tid)
         return out
 
-    hay_rows = [ids(view.haystack) for view in every(views, check)]
-    sig_rows = [ids(view.signature) for view in every(views, check)]
-    ref_rows = [ids(view.reference_signature) for view in every(views, check)]
+    hay_rows = [ids(view.haystack) for view in checked(views, check)]
+    sig_rows = [ids(view.signature) for view in checked(views, check)]
+    ref_rows = [ids(view.reference_signature) for view in checked(views, check)]
     hay_pairs, sig_pairs = _pair_codes(hay_rows), _pair_codes(sig_rows)
     codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
     token_of = list(vocab)

@@ -20,23 +20,14 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
 
+from core.checked import checked
+
 T = TypeVar("T")
-
-
-def every(items: Iterable[T], check: Callable[[], None] | None, step: int = 2048) -> Iterator[T]:
-    """``items``, calling ``check`` (a caller's cancel, which may raise) every ``step`` items."""
-    if check is None:
-        yield from items
-        return
-    for position, item in enumerate(items):
-        if position % step == 0:
-            check()
-        yield item
 
 
 CACHED_NEEDLES = 512  # answers kept per view (at 10^5 texts, 100 KB each)
@@ -54,7 +45,7 @@ class WordIndex:
         vocab: dict[str, int] = {}
         word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
         text_of: list[int] = []
-        for t, text in enumerate(every(self.texts, check)):
+        for t, text in enumerate(checked(self.texts, check)):
             distinct = set(text.split(" "))
             distinct.discard("")
             word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])

@@ -8,12 +8,9 @@ within moments wherever it lands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
-Check = Callable[[], None]
-EVERY = 2048  # items between checks: a few ms of work at most
+from core.checked import Check
 
 
 class Cancelled(Exception):
@@ -30,14 +27,3 @@ def checker(cancel: Any) -> Check | None:
             raise Cancelled
 
     return check
-
-
-def checked(items: Iterable[T], check: Check | None, every: int = EVERY) -> Iterator[T]:
-    """``items``, calling ``check`` before every ``every``-th one."""
-    if check is None:
-        yield from items
-        return
-    for position, item in enumerate(items):
-        if position % every == 0:
-            check()
-        yield item

@@ -16,10 +16,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.checked import Check, checked
 from core.replay import matcher_bridge as mb
 from core.replay import view_cache
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
-from core.replay.cancel import Cancelled, Check, checked, checker
+from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from core.replay.cancel import Check, checked
+from core.checked import Check, checked
 from core.replay.profiles import STRATEGY_THRESHOLDS, STRICT_CORPORA, ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory
 
