@@ -323,15 +323,7 @@ class ReplayRepository:
     def results(self, run_id: int) -> list[StoredResult]:
         with self._store.read_session() as session:
             rows = session.execute(
-                text(
-                    """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
-                              r.origin, r.kind, r.domain AS rule_domain, r.source_trajectory
-                       FROM replay_result rr
-                       JOIN rule_version rv ON rv.id = rr.rule_version_id
-                       JOIN rule r ON r.id = rv.rule_id
-                       WHERE rr.run_id = :run ORDER BY r.id"""
-                ),
-                {"run": run_id},
+                text(RESULT_WITH_RULE_SQL + " WHERE rr.run_id = :run ORDER BY r.id"), {"run": run_id},
             ).mappings().all()
             return [_stored_result(r) for r in rows]
 
@@ -350,6 +342,14 @@ class ReplayRepository:
 
 def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:
     return (lo, hi) if lo is not None and hi is not None else None
+
+
+# A stored result with its rule's text and origin (what ``_stored_result`` reads).
+RESULT_WITH_RULE_SQL = """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
+                                 r.origin, r.kind, r.domain AS rule_domain, r.source_trajectory
+                          FROM replay_result rr
+                          JOIN rule_version rv ON rv.id = rr.rule_version_id
+                          JOIN rule r ON r.id = rv.rule_id"""
 
 
 def _stored_result(r: Any) -> StoredResult:

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from core.store import workspace_groups as groups
 from core.store.engine import Store
 from core.store.evidence_pages import EvidenceBundle, evidence_board, evidence_counts, evidence_page
-from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result
+from core.store.replay_repo import RESULT_WITH_RULE_SQL, StoredOutcome, StoredResult, _stored_result
 from core.store.workspace_query import (
     DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
@@ -172,17 +172,7 @@ class ResultRepository:
     # -- one result and its evidence ---------------------------------------------------
     def result(self, result_id: int) -> StoredResult | None:
         with self._store.read_session() as session:
-            row = session.execute(
-                text(
-                    """SELECT rr.*, rv.rule_id, rv.version, rv.trigger, rv.directive,
-                              r.origin, r.kind, r.domain AS rule_domain, r.source_trajectory
-                       FROM replay_result rr
-                       JOIN rule_version rv ON rv.id = rr.rule_version_id
-                       JOIN rule r ON r.id = rv.rule_id
-                       WHERE rr.id = :id"""
-                ),
-                {"id": result_id},
-            ).mappings().first()
+            row = session.execute(text(RESULT_WITH_RULE_SQL + " WHERE rr.id = :id"), {"id": result_id}).mappings().first()
             return _stored_result(row) if row is not None else None
 
     def evidence_bundle(self, result_id: int, reviewer: str | None) -> EvidenceBundle:
