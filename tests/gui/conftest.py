@@ -146,15 +146,21 @@ def preset_reviewer(name: str = REVIEWER) -> None:
     settings.sync()
 
 
-@pytest.fixture
-def review_window(qtbot: Any, replayed: StoreServices, runner: JobRunner) -> Iterator[MainWindow]:
-    preset_reviewer()
-    main_window = MainWindow(replayed, runner, make_settings(), open_services)
+def shown_window(qtbot: Any, services: StoreServices, runner: JobRunner) -> MainWindow:
+    """A window over ``services`` as a reviewer sees it: lexical replay, shown, exposed and active."""
+    main_window = MainWindow(services, runner, make_settings(), open_services)
     qtbot.addWidget(main_window)
     main_window.replay.set_semantic(False)
     main_window.show()
     qtbot.waitExposed(main_window)
     main_window.activateWindow()
+    return main_window
+
+
+@pytest.fixture
+def review_window(qtbot: Any, replayed: StoreServices, runner: JobRunner) -> Iterator[MainWindow]:
+    preset_reviewer()
+    main_window = shown_window(qtbot, replayed, runner)
     main_window.workspace.rules.select_row(0)
     main_window.workspace.rules.view.setFocus()
     yield main_window

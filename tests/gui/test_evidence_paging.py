@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import preset_reviewer, wait_idle
+from conftest import preset_reviewer, shown_window, wait_idle
 from paging_stores import build_big_bucket_store
 from PySide6.QtCore import Qt
 
@@ -20,7 +20,6 @@ from core.store import evidence_pages
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import open_services
-from cauterule_gui.settings import make_settings
 
 ROWS = 10_000
 
@@ -52,12 +51,7 @@ def big_window(qtbot: Any, tmp_path: Path, big_template: Path, runner: JobRunner
     shutil.copy(big_template, target)
     preset_reviewer()
     services = open_services(target)
-    window = MainWindow(services, runner, make_settings(), open_services)
-    qtbot.addWidget(window)
-    window.replay.set_semantic(False)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
+    window = shown_window(qtbot, services, runner)
     qtbot.waitUntil(lambda: window.workspace.rules.model.rowCount() == 1, timeout=30_000)
     yield window
     window.close()

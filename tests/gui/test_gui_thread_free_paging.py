@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import preset_reviewer, wait_idle
+from conftest import preset_reviewer, shown_window, wait_idle
 from gui_thread_guard import GuiThreadStatements
 from paging_stores import build_big_group_store
 from PySide6.QtCore import Qt
@@ -29,7 +29,6 @@ from core.store.evidence_pages import PAGE
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import open_services
-from cauterule_gui.settings import make_settings
 
 GROUP = 230
 
@@ -47,12 +46,7 @@ def group_window(qtbot: Any, tmp_path: Path, group_template: Path, runner: JobRu
     shutil.copy(group_template, target)
     preset_reviewer()
     services = open_services(target)
-    window = MainWindow(services, runner, make_settings(), open_services)
-    qtbot.addWidget(window)
-    window.replay.set_semantic(False)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
+    window = shown_window(qtbot, services, runner)
     yield window
     window.close()
     services.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REVIEWER, preset_reviewer
+from conftest import REVIEWER, preset_reviewer, shown_window
 from conftest import wait_idle as wait_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -23,9 +23,7 @@ from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import RuleRepository
 
 from cauterule_gui.jobs.runner import JobRunner
-from cauterule_gui.main_window import MainWindow
 from cauterule_gui.services import StoreServices, open_services
-from cauterule_gui.settings import make_settings
 
 REASONS = {"approve": "evidence read: fires only on its own failures", "reject": "trigger too broad",
            "defer": "ask the docker owner"}
@@ -83,12 +81,7 @@ def _expected(tmp_path: Path, replayed_template: Path, action: str) -> dict[str,
 
 def _via_review(qtbot: Any, services: StoreServices, runner: JobRunner, rid: int, action: str) -> None:
     preset_reviewer()
-    window = MainWindow(services, runner, make_settings(), open_services)
-    qtbot.addWidget(window)
-    window.replay.set_semantic(False)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
+    window = shown_window(qtbot, services, runner)
     window.workspace.rules.model.fetch_all()
     assert window.workspace.rules.select_rule(rid)
     assert window.workspace.rules.current_rule().rule_id == rid  # type: ignore[union-attr]

@@ -12,26 +12,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import REVIEWER, preset_reviewer, wait_idle
+from conftest import REVIEWER, preset_reviewer, shown_window, wait_idle
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 from test_review_keys import current, press
 
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.main_window import MainWindow
-from cauterule_gui.services import StoreServices, open_services
-from cauterule_gui.settings import make_settings
+from cauterule_gui.services import StoreServices
 
 NEW_NAME = "First-Timer"
 
 
 def _window(qtbot: Any, services: StoreServices, runner: JobRunner) -> MainWindow:
-    window = MainWindow(services, runner, make_settings(), open_services)
-    qtbot.addWidget(window)
-    window.replay.set_semantic(False)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
+    window = shown_window(qtbot, services, runner)
     rules = window.workspace.rules
     rules.model.fetch_all()
     row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n >= 2)
