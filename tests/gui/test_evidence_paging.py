@@ -81,10 +81,15 @@ def test_scrolling_reads_the_next_pages_in_the_evidence_order(
     for shown in (2 * evidence_pages.PAGE, 3 * evidence_pages.PAGE):
         evidence.view.scrollToBottom()  # the view asks canFetchMore / fetchMore at the bottom
         qtbot.waitUntil(lambda n=shown: evidence.model.rowCount() == n, timeout=20_000)
-    assert len(rows_read) == 3 * evidence_pages.PAGE
+    wait_idle(big_window)
+    # Page by page, never the whole bucket: when the rows inserted leave the view at its
+    # bottom, Qt's view may ask for one more page by itself (seen under load), so allow one.
+    shown = evidence.model.rowCount()
+    assert shown in (3 * evidence_pages.PAGE, 4 * evidence_pages.PAGE)
+    assert len(rows_read) == shown
     result_id = evidence.result.id
-    expected = evidence_pages.evidence_page(big_window.services.store, result_id, "prevented", 0, 3 * evidence_pages.PAGE)
-    got = [evidence.model.outcome(r).trajectory_pk for r in range(evidence.model.rowCount())]
+    expected = evidence_pages.evidence_page(big_window.services.store, result_id, "prevented", 0, shown)
+    got = [evidence.model.outcome(r).trajectory_pk for r in range(shown)]
     assert got == [o.trajectory_pk for o in expected]
 
 
