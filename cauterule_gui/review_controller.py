@@ -41,6 +41,7 @@ from core.store.row_versions import version_after_own_undo
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db.executor import DatabaseExecutor
+from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.panels.audit_dialog import AuditDialog
 from cauterule_gui.panels.evidence_panel import EvidencePanel
 from cauterule_gui.panels.reason_dialog import ReasonDialog
@@ -81,6 +82,9 @@ class ReviewController(ReviewMarks, QObject):
         self.deciding = False  # a decision is being written
         self._shown_trajectory: int | None = None
         self._restore: tuple[int, str, int] | None = None  # (rule id, bucket, trajectory pk) to reopen
+        # The board being read: (result id, reviewer, services) and its job, so a rule re-selected
+        # while its board is on the way does not read it again.
+        self._board_reading: tuple[tuple[int, str, object], JobHandle] | None = None
         rules.rule_selected.connect(self.show_rule)
         evidence.evidence_opened.connect(self.open_evidence)
 
@@ -116,24 +120,31 @@ class ReviewController(ReviewMarks, QObject):
             self.evidence.show_rule(None, None)
             self.viewer.show_trajectory(None)
             return
-        if previous is not None and previous.result_id == rule.result_id and self.evidence.result is not None:
+        result_id, reviewer = rule.result_id, self.identity.name
+        if previous is not None and previous.result_id == result_id and self.evidence.result is not None:
             # Same evidence (a refresh, or the status changed): update the header, keep the rows.
             self.evidence.rule = rule
             self._refresh_flags()
             return
+        services = self.db.services()
+        reading = self._board_reading
+        if reading is not None and reading[1].running and reading[0][:2] == (result_id, reviewer) \
+                and reading[0][2] is services:
+            return  # this board is already on its way (the rule was re-selected meanwhile): shown() uses self.rule
         self.evidence.clear_message()
-        result_id, reviewer = rule.result_id, self.identity.name
 
         def shown(bundle: Any) -> None:
-            if self.rule is rule:
-                self.evidence.show_rule(rule, bundle)  # each bucket's size and first page
+            current = self.rule
+            if current is not None and current.result_id == result_id and self.identity.name == reviewer:
+                self.evidence.show_rule(current, bundle)  # each bucket's size and first page
                 self._update_refusal()  # a refusal that came back before the board keeps its banner
                 restore, self._restore = self._restore, None
-                if restore is not None and restore[0] == rule.rule_id:
+                if restore is not None and restore[0] == current.rule_id:
                     self.evidence.restore_row(restore[1], restore[2])
 
-        self.db.query(lambda s: s.results.evidence_bundle(result_id, reviewer), shown,
-                      name="evidence", key=f"evidence:{id(self)}")
+        handle = self.db.query(lambda s: s.results.evidence_bundle(result_id, reviewer), shown,
+                               name="evidence", key=f"evidence:{id(self)}")
+        self._board_reading = None if handle is None else ((result_id, reviewer, services), handle)
 
     def _refresh_flags(self) -> None:
         reviewer = self.identity.name
