@@ -57,10 +57,10 @@ def test_the_tab_the_evidence_row_and_the_label_position_come_back(qtbot: Any, r
     wait_idle(review_window)
     wanted = evidence.current_outcome()
     labelling = review_window.workflows.labelling
+    review_window.tabs.setCurrentWidget(labelling)  # the Label tab reads its list when first shown
     qtbot.waitUntil(lambda: labelling.model.rowCount() > 3, timeout=10_000)
     labelling.view.selectRow(3)
     label_pk = labelling.current_pk()
-    review_window.tabs.setCurrentWidget(labelling)
     again = _reopen(qtbot, review_window, runner)
     try:
         assert again.tabs.currentWidget() is again.workflows.labelling

@@ -213,7 +213,9 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     try:
         assert again.tabs.currentWidget() is again.workspace
         assert again.workspace.rules.current_rule_id() == approved_id
-        # The Label tab lists its rows at start (no View ▸ Refresh).
+        # The Label tab reads nothing while hidden, and lists its rows when first shown (no View ▸ Refresh).
+        assert again.workflows.labelling.model.rowCount() == 0
+        again.tab_registry.actions[3].trigger()
         qtbot.waitUntil(lambda: again.workflows.labelling.model.rowCount() > 0, timeout=20_000)
         qtbot.waitUntil(lambda: not runner.is_busy(), timeout=20_000)
     finally:
