@@ -182,21 +182,29 @@ def replay(
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
 ) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
-    """Views and their index (reused when the very same records come again: the what-if
-    loop, replaying a selection), the pool index, recovered runs, domain-gate codes."""
+    """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
+    reused when the very same trajectories come again (the what-if loop, replaying a
+    selection). The corpus hash covers every record; the pool index and the recovery and
+    domain-gate arrays also read the fields a caller passes beside the record (store key,
+    id, domain, success, failure class), so those are part of the key as well."""
 
-    def build() -> tuple[list[Any], Any]:
+    def build() -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
         views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
-        return views, mb.index_views(views, prune, check)
+        view_index = mb.index_views(views, prune, check)
+        index = PoolIndex.build(trajectories)
+        recovery = recovery_mask(trajectories)
+        codes = trajectory_fallback_codes(trajectories)
+        for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
+            shared.flags.writeable = False
+        return views, view_index, index, recovery, codes
 
-    views, view_index = view_cache.cached((corpus, matcher.include_input, prune), len(trajectories), build)
+    n = len(trajectories)
+    fields = None if n > view_cache.MAX_TRAJECTORIES else tuple(
+        (t.key, t.trajectory_id, t.domain, t.success, t.failure_class) for t in trajectories)
+    side = view_cache.cached((corpus, matcher.include_input, prune, fields), n, build)
     if check is not None:
         check()
-    index = PoolIndex.build(trajectories)
-    recovery = recovery_mask(trajectories)
-    if check is not None:
-        check()
-    return views, view_index, index, recovery, trajectory_fallback_codes(trajectories)
+    return side
 
 
 def _lexical_evidence(block: mb.Block) -> np.ndarray:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.checked import Check, checked
+from core.hashing import canonical_json, sha256_text
 from core.replay.profiles import STRATEGY_THRESHOLDS, STRICT_CORPORA, ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory
 
@@ -37,14 +38,21 @@ def _digest(chunks: Sequence[str]) -> str:
     return h.hexdigest()
 
 
+def record_hash(trajectory: ReplayTrajectory) -> str:
+    """``sha256(canonical_json(record))``: the store's ``content_hash`` of the same record."""
+    if trajectory.record_hash is not None:
+        return trajectory.record_hash
+    return sha256_text(canonical_json(trajectory.record))
+
+
 def corpus_hash(trajectories: Sequence[ReplayTrajectory], check: Check | None = None) -> str:
-    """Content hash over every record (all keys, labels included) and its corpus, in order."""
-    return _digest(
-        [
-            json.dumps([t.corpus, t.record], sort_keys=True, ensure_ascii=False, default=str)
-            for t in checked(trajectories, check)
-        ]
-    )
+    """Content hash over every record (all keys, labels included) and its corpus, in order.
+
+    It hashes each record's own hash, so a run over the store reuses the hash kept with
+    each row instead of serialising every record again (a tenth of a small run's time); a
+    caller without it gets the same value computed from the record.
+    """
+    return _digest([json.dumps([t.corpus, record_hash(t)], ensure_ascii=False) for t in checked(trajectories, check)])
 
 
 def rules_hash(rules: Sequence[ReplayRule]) -> str:
