@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,11 +172,10 @@ def run_replay(
     (readers see the same rows either way; the tests compare the two). ``on_started(run_id)``
     is called once the run row exists, before any progress.
     """
-    # One connection held for the whole run: with it open, each unit of work below reuses
-    # SQLite's warm state, and even without the store's own idle connection (see
-    # ``core.store.engine._wal_keeper``) no chunk's session is the last to close, which
-    # would checkpoint the WAL once per chunk.
-    with store.engine.connect(), _no_gc_pauses():
+    # Without the store's idle connection (``Store.keeps_wal_open``), one connection is held
+    # for the whole run, so that no chunk's session is the last to close, which would
+    # checkpoint the WAL once per chunk.
+    with nullcontext() if store.keeps_wal_open else store.engine.connect(), _no_gc_pauses():
         return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
                            cancel, on_results, scope, texts_progress, derive_missed, on_started)
 

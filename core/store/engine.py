@@ -135,6 +135,12 @@ class Store:
 
     write_session = session
 
+    @property
+    def keeps_wal_open(self) -> bool:
+        """True when an idle connection keeps the WAL open (see ``_wal_keeper``), so a unit
+        of work closing its connection never checkpoints."""
+        return self._keeper is not None
+
     @contextmanager
     def read_session(self) -> Iterator[Session]:
         """A unit of work that only reads: never waits for writers, sees the last commit."""
