@@ -52,7 +52,11 @@ def corpus_hash(trajectories: Sequence[ReplayTrajectory], check: Check | None = 
     each row instead of serialising every record again (a tenth of a small run's time); a
     caller without it gets the same value computed from the record.
     """
-    return _digest([json.dumps([t.corpus, record_hash(t)], ensure_ascii=False) for t in checked(trajectories, check)])
+    quoted: dict[str, str] = {}  # a JSON string is self-delimiting: "<corpus>" <hash> is unambiguous
+    for t in trajectories:
+        if t.corpus not in quoted:
+            quoted[t.corpus] = json.dumps(t.corpus, ensure_ascii=False)
+    return _digest([f"{quoted[t.corpus]} {record_hash(t)}" for t in checked(trajectories, check)])
 
 
 def rules_hash(rules: Sequence[ReplayRule]) -> str:
