@@ -14,7 +14,10 @@ from core.hashing import canonical_json, sha256_text
 from core.replay.profiles import STRATEGY_THRESHOLDS, STRICT_CORPORA, ReplayProfile
 from core.replay.types import ReplayRule, ReplayTrajectory
 
-ENGINE_VERSION = "1"
+# 2: the corpus hash is over each record's hash (``record_hash``), not the record's JSON;
+# a run before and a run after compare as "engine_version, corpus_hash differ", not as a
+# changed corpus alone.
+ENGINE_VERSION = "2"
 
 
 def _plain(value: Any) -> Any:
