@@ -7,8 +7,10 @@ finish; the run is marked ``complete`` only after the last chunk.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,18 +114,22 @@ def load_trajectories(store: Store, check: Check | None = None) -> list[ReplayTr
     trajectories building them cost more than replaying), read in batches so that ``check``
     (a cancel, which may raise) runs every few thousand records."""
     out: list[ReplayTrajectory] = []
-    with store.session() as session:
+    # A read session: it takes no write lock, so a replay never waits behind an import.
+    with store.read_session() as session:
         result = session.connection().exec_driver_sql(
-            """SELECT t.id, t.trajectory_id, c.name, t.domain, t.success, t.failure_class, t.record_json
+            """SELECT t.id, t.trajectory_id, c.name, t.domain, t.success, t.failure_class, t.record_json,
+                      t.content_hash
                FROM trajectory t JOIN corpus c ON c.id = t.corpus_id JOIN source_file f ON f.id = t.file_id
                ORDER BY f.path, t.line"""
         )
         while rows := result.fetchmany(EVERY):
             if check is not None:
                 check()
+            # The stored content hash is the record's hash (``snapshot.record_hash``): the
+            # run's corpus hash is built from it without serialising every record again.
             out.extend(
                 ReplayTrajectory(key=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
-                                 failure_class=r[5], record=json.loads(r[6]))
+                                 failure_class=r[5], record=json.loads(r[6]), record_hash=r[7])
                 for r in rows
             )
     return out
@@ -166,12 +172,34 @@ def run_replay(
     (readers see the same rows either way; the tests compare the two). ``on_started(run_id)``
     is called once the run row exists, before any progress.
     """
-    # One connection held for the whole run: with it open, each unit of work below reuses
-    # SQLite's warm state, and the last connection to close checkpoints the WAL (otherwise
-    # once per chunk).
-    with store.engine.connect():
+    # Without the store's idle connection (``Store.keeps_wal_open``), one connection is held
+    # for the whole run, so that no chunk's session is the last to close, which would
+    # checkpoint the WAL once per chunk.
+    with nullcontext() if store.keeps_wal_open else store.engine.connect(), _no_gc_pauses():
         return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
                            cancel, on_results, scope, texts_progress, derive_missed, on_started)
+
+
+@contextmanager
+def _no_gc_pauses() -> Iterator[None]:
+    """The objects that exist before the run frozen for its duration (``gc.freeze``).
+
+    A run allocates many small objects, so the collector runs often, and now and then a
+    full collection walks the whole heap: in a process that had just imported a corpus that
+    one pause took 0.2-0.5 s, longer than the run. Frozen objects are skipped by every
+    collection; the run's own objects are collected as usual. They are unfrozen afterwards
+    (back in the oldest generation, as they were), unless the caller froze objects itself.
+    Pausing the collector instead (``gc.disable``) only moved the full collection to just
+    after the run.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _run_replay(

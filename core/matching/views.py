@@ -125,11 +125,13 @@ class TrajectoryViews:
         reference = tuple(klass + errors)
 
         domain = record.get("domain")
+        # Error texts are in all four views and the class in three: normalise each text once.
+        normalised: dict[str, str] = {}
         return cls(
-            haystack=_join(hay),
-            signature=_join(signature),
-            classfree_signature=_join(classfree),
-            reference_signature=_join(reference),
+            haystack=_join(hay, normalised),
+            signature=_join(signature, normalised),
+            classfree_signature=_join(classfree, normalised),
+            reference_signature=_join(reference, normalised),
             domain=None if domain is None else (domain if isinstance(domain, str) else str(domain)),
             failure_class=failure_class,
             success=_as_bool(record.get("success")),
@@ -170,8 +172,19 @@ class TrajectoryViews:
         return tuple(ranges)
 
 
-def _join(sources: tuple[Source, ...] | list[Source]) -> str:
-    return " ".join(n for n in (normalize(text) for _, text in sources) if n)
+def _join(sources: tuple[Source, ...] | list[Source], normalised: dict[str, str] | None = None) -> str:
+    """The normalised texts joined by one space (empty ones skipped); ``normalised``: texts
+    normalised before (filled as it goes)."""
+    if normalised is None:
+        normalised = {}
+    parts = []
+    for _, text in sources:
+        norm = normalised.get(text)
+        if norm is None:
+            norm = normalised[text] = normalize(text)
+        if norm:
+            parts.append(norm)
+    return " ".join(parts)
 
 
 @lru_cache(maxsize=512)

@@ -19,33 +19,25 @@ import numpy as np
 from core.checked import Check, checked
 from core.replay import matcher_bridge as mb
 from core.replay import view_cache
-from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED, bucket_codes
+from core.replay.buckets import bucket_codes
 from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
-from core.replay.pools import PoolIndex, RulePools, rule_pools
+from core.replay.pools import PoolIndex, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.recovery import recovery_mask
+from core.replay.results import chunk_results
 from core.replay.snapshot import build_config, config_hash
 from core.replay.types import (
-    PairOutcome,
     ReplayOutput,
     ReplayRule,
     ReplayTrajectory,
     RuleResult,
     SemanticState,
 )
-from core.replay.verdict import attribute, decide, rate
-from core.stats.wilson import wilson_interval
 
 ProgressFn = Callable[[int, int], None]
 EmbedFn = Callable[[list[str]], np.ndarray]
 
-_BUCKET_NAME = {
-    int(PREVENTED): "prevented",
-    int(BROKEN): "broken",
-    int(NEAR_MISS): "near_miss",
-    int(MISSED): "missed",
-}
 TARGET_PAIRS_PER_CHUNK = 32_768
 FIRST_CHUNK_RULES = 4
 # The first chunk holds at least FIRST_CHUNK_RULES rules, more while it stays under this many
@@ -182,21 +174,29 @@ def replay(
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
 ) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
-    """Views and their index (reused when the very same records come again: the what-if
-    loop, replaying a selection), the pool index, recovered runs, domain-gate codes."""
+    """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
+    reused when the very same trajectories come again (the what-if loop, replaying a
+    selection). The corpus hash covers every record; the pool index and the recovery and
+    domain-gate arrays also read the fields a caller passes beside the record (store key,
+    id, domain, success, failure class), so those are part of the key as well."""
 
-    def build() -> tuple[list[Any], Any]:
+    def build() -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
         views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
-        return views, mb.index_views(views, prune, check)
+        view_index = mb.index_views(views, prune, check)
+        index = PoolIndex.build(trajectories)
+        recovery = recovery_mask(trajectories)
+        codes = trajectory_fallback_codes(trajectories)
+        for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
+            shared.flags.writeable = False
+        return views, view_index, index, recovery, codes
 
-    views, view_index = view_cache.cached((corpus, matcher.include_input, prune), len(trajectories), build)
+    n = len(trajectories)
+    fields = None if n > view_cache.MAX_TRAJECTORIES else tuple(
+        (t.key, t.trajectory_id, t.domain, t.success, t.failure_class) for t in trajectories)
+    side = view_cache.cached((corpus, matcher.include_input, prune, fields), n, build)
     if check is not None:
         check()
-    index = PoolIndex.build(trajectories)
-    recovery = recovery_mask(trajectories)
-    if check is not None:
-        check()
-    return views, view_index, index, recovery, trajectory_fallback_codes(trajectories)
+    return side
 
 
 def _lexical_evidence(block: mb.Block) -> np.ndarray:
@@ -247,122 +247,5 @@ def _chunk_results(
         margin=profile.margin,
         broken_evidence=evidence,
     )
-    out: list[RuleResult] = []
-    for i, rule in enumerate(chunk):
-        gated = trigger_group(rule.trigger) is not None
-        pools = rule_pools(rule, index, profile, gated)
-        out.append(_rule_result(rule, i, float(thresholds[i]), codes[i], batch, pools, index, profile))
-    return out
-
-
-def _keys(mask: np.ndarray, index: PoolIndex) -> tuple[int, ...]:
-    return tuple(index.keys[mask].tolist())  # Python ints, without a generator per key
-
-
-def _rule_result(
-    rule: ReplayRule,
-    row: int,
-    threshold: float,
-    codes: np.ndarray,
-    batch: mb.Block,
-    pools: RulePools,
-    index: PoolIndex,
-    profile: ReplayProfile,
-) -> RuleResult:
-    p_pool, r_pool = pools.precision, pools.recall
-    prevented_p = (codes == PREVENTED) & p_pool
-    broken_p = (codes == BROKEN) & p_pool
-    near_p = (codes == NEAR_MISS) & p_pool
-    prevented_r = (codes == PREVENTED) & r_pool
-    failures_r = index.failure & r_pool
-    missed = failures_r & ~prevented_r if profile.fill_missed else np.zeros_like(r_pool)
-
-    n_prev, n_broken, n_near = int(prevented_p.sum()), int(broken_p.sum()), int(near_p.sum())
-    n_prev_r, n_fail_r = int(prevented_r.sum()), int(failures_r.sum())
-    decision = decide(
-        n_prev,
-        n_broken,
-        n_near,
-        int(p_pool.sum()),
-        min_sample=profile.min_sample,
-        near_miss_limit=profile.near_miss_limit,
-    )
-    null = profile.zero_rate_is_null
-    precision = rate(n_prev, n_prev + n_broken, null)
-    recall = rate(n_prev_r, n_fail_r, null)
-    attribution = attribute(
-        decision.verdict,
-        int(p_pool.sum()),
-        len(mb.content_tokens(rule.trigger)),
-        n_prev,
-        n_broken,
-        n_near,
-        min_sample=profile.min_sample,
-    )
-
-    shown = codes.copy()
-    shown[~pools.union] = NO_EFFECT
-    shown[missed & (shown == NO_EFFECT)] = MISSED
-    outcomes = _pair_outcomes(row, shown, threshold, batch, index)
-
-    return RuleResult(
-        rule_key=rule.key,
-        verdict=decision.verdict,
-        reason=decision.reason,
-        threshold=threshold,
-        prevented=_keys(prevented_p | prevented_r, index),
-        broken=_keys(broken_p, index),
-        near_miss=_keys(near_p, index),
-        missed=_keys(missed, index),
-        precision=precision,
-        precision_ci=wilson_interval(n_prev, n_prev + n_broken) if profile.wilson else None,
-        recall=recall,
-        recall_ci=wilson_interval(n_prev_r, n_fail_r) if profile.wilson else None,
-        recall_pool=pools.recall_info,
-        precision_pool=pools.precision_info,
-        outcomes=outcomes,
-        attribution=attribution,
-        computed_verdict=decision.computed,
-        prefilter=batch.prefilter_reason[row],
-        recall_spec=pools.recall_spec,
-    )
-
-
-def _pair_outcomes(
-    row: int, shown: np.ndarray, threshold: float, batch: mb.Block, index: PoolIndex
-) -> tuple[PairOutcome, ...]:
-    cols = np.flatnonzero(shown != NO_EFFECT)
-    if cols.size == 0:
-        return ()
-    scores = batch.score[row, cols]
-    score = scores.tolist()
-    cos = batch.cosine[row, cols].tolist() if batch.cosine is not None else [None] * len(score)
-    # Names by array lookups and margins rounded as arrays: a 10^5 run builds millions of
-    # these rows, and per-element Python (dict lookups, round()) cost as much as the insert.
-    views = _names(batch.view_names).take(batch.view[row, cols]).tolist()
-    floors = _names(batch.floor_names).take(batch.floor[row, cols]).tolist()
-    margins = mb.round_like_python(scores - threshold, 6).tolist()  # = round(s - threshold, 6)
-    return tuple(map(
-        PairOutcome,
-        index.keys[cols].tolist(),
-        _BUCKETS.take(shown[cols]).tolist(),
-        score,
-        batch.token_f1[row, cols].tolist(),
-        batch.bigram[row, cols].tolist(),
-        cos,
-        views,
-        floors,
-        [threshold] * len(score),
-        margins,
-    ))
-
-
-_BUCKETS = np.array([_BUCKET_NAME.get(code) for code in range(5)], dtype=object)
-_NAME_ARRAYS: dict[tuple[str | None, ...], np.ndarray] = {}
-
-
-def _names(names: tuple[str | None, ...]) -> np.ndarray:
-    found = _NAME_ARRAYS.get(names)
-    if found is None:
-        found = _NAME_ARRAYS[names] = np.array(names, dtype=object)
-    return found
+    pools = [rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None) for rule in chunk]
+    return chunk_results(chunk, codes, thresholds, pools, batch, index, profile)

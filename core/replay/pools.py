@@ -34,6 +34,7 @@ class PoolIndex:
     id_positions: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
     key_positions: dict[int, list[int]] = field(default_factory=dict, repr=False, compare=False)
     _domain_masks: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _domain_sizes: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, trajectories: Sequence[ReplayTrajectory]) -> PoolIndex:
@@ -63,7 +64,13 @@ class PoolIndex:
             mask = self.domains == domain
             mask.flags.writeable = False
             self._domain_masks[domain] = mask
+            self._domain_sizes[domain] = int(np.count_nonzero(mask))
         return mask
+
+    def domain_size(self, domain: str) -> int:
+        """How many trajectories have ``domain`` (counted once per domain)."""
+        self.domain_mask(domain)
+        return self._domain_sizes[domain]
 
 
 @dataclass(frozen=True)
@@ -79,21 +86,33 @@ class RulePools:
         return np.asarray(self.recall | self.precision)
 
 
+# Per rule these run on [T] arrays; a run has one call per rule, so each avoids an
+# allocation or a reduction where it can (``count_nonzero``, positions set in a copy):
+# with ~10 array calls per rule they cost as much as scoring a small run.
 def _info(kind: str, mask: np.ndarray, index: PoolIndex) -> PoolInfo:
     return PoolInfo(
         kind=kind,
-        size=int(mask.sum()),
-        failures=int((mask & index.failure).sum()),
+        size=int(np.count_nonzero(mask)),
+        failures=int(np.count_nonzero(mask & index.failure)),
         scoped=kind == "domain",
     )
 
 
-def _self_mask(rule: ReplayRule, index: PoolIndex, by_key: bool) -> np.ndarray:
-    mask = np.zeros(index.size, dtype=bool)
+def _self_positions(rule: ReplayRule, index: PoolIndex, by_key: bool) -> list[int]:
+    """Positions of the rule's source: by trajectory id, and by store key if ``by_key``."""
+    positions: list[int] = []
     if rule.source_trajectory_id is not None:
-        mask[index.id_positions.get(rule.source_trajectory_id, [])] = True
+        positions += index.id_positions.get(rule.source_trajectory_id, [])
     if by_key and rule.source_key is not None:
-        mask[index.key_positions.get(rule.source_key, [])] = True
+        positions += index.key_positions.get(rule.source_key, [])
+    return positions
+
+
+def _without(base: np.ndarray | None, positions: list[int], size: int) -> np.ndarray:
+    """``base`` (None: every trajectory) minus ``positions``, as a new mask."""
+    mask = np.ones(size, dtype=bool) if base is None else base.copy()
+    if positions:
+        mask[positions] = False
     return mask
 
 
@@ -105,29 +124,28 @@ def _domain_mask(rule: ReplayRule, index: PoolIndex) -> np.ndarray | None:
 
 def runner_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray, PoolSpec]:
     """0.3.1 runner (§5.3): slice if >= 3 (counted WITH the source), then self-exclude."""
-    full = np.ones(index.size, dtype=bool)
     dom = _domain_mask(rule, index)
-    if dom is not None and int(dom.sum()) >= SCOPE_MIN:
-        kind, mask, domain = "domain", dom, rule.domain
+    if dom is not None and rule.domain is not None and index.domain_size(rule.domain) >= SCOPE_MIN:
+        kind, base, domain = "domain", dom, rule.domain
     else:
-        kind, mask, domain = ("fallback" if dom is not None else "all"), full, None
-    mask = mask & ~_self_mask(rule, index, by_key=False)
-    if not mask.any():
-        return "fallback", full, PoolSpec(None, None, None)
+        kind, base, domain = ("fallback" if dom is not None else "all"), None, None
+    mask = _without(base, _self_positions(rule, index, by_key=False), index.size)
+    if not np.count_nonzero(mask):
+        return "fallback", np.ones(index.size, dtype=bool), PoolSpec(None, None, None)
     return kind, mask, PoolSpec(domain, None, rule.source_trajectory_id)
 
 
 def exclude_first_pool(rule: ReplayRule, index: PoolIndex) -> tuple[str, np.ndarray, PoolSpec]:
     """Workbench: drop the source first, then require >= 3 same-domain references."""
-    rest = ~_self_mask(rule, index, by_key=True)
+    rest = _without(None, _self_positions(rule, index, by_key=True), index.size)
     spec = PoolSpec(None, rule.source_key, rule.source_trajectory_id)
     dom = _domain_mask(rule, index)
     if dom is not None:
         sliced = dom & rest
-        if int(sliced.sum()) >= SCOPE_MIN:
+        if int(np.count_nonzero(sliced)) >= SCOPE_MIN:
             return "domain", sliced, PoolSpec(rule.domain, spec.exclude_key, spec.exclude_id)
     kind = "fallback" if dom is not None else "all"
-    if not rest.any():
+    if not np.count_nonzero(rest):
         return "fallback", np.ones(index.size, dtype=bool), PoolSpec(None, None, None)
     return kind, rest, spec
 
@@ -153,19 +171,20 @@ def rule_pools(
     if profile.precision_scope == "same_as_recall":
         p_kind, precision = r_kind, recall
     else:
-        rest = ~_self_mask(rule, index, by_key=True)
-        if not rest.any():
+        rest = _without(None, _self_positions(rule, index, by_key=True), index.size)
+        if not np.count_nonzero(rest):
             rest = np.ones(index.size, dtype=bool)
         p_kind, precision = "all", rest
         dom = _domain_mask(rule, index)
         if profile.precision_scope == "domain_if_gated" and trigger_gated and dom is not None:
             sliced = dom & rest
-            if sliced.any():
+            if np.count_nonzero(sliced):
                 p_kind, precision = "domain", sliced
+    recall_info = _info(r_kind, recall, index)
     return RulePools(
         recall=recall,
         precision=precision,
-        recall_info=_info(r_kind, recall, index),
-        precision_info=_info(p_kind, precision, index),
+        recall_info=recall_info,
+        precision_info=recall_info if precision is recall else _info(p_kind, precision, index),
         recall_spec=spec,
     )

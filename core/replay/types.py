@@ -34,7 +34,11 @@ class ReplayRule:
 
 @dataclass(frozen=True)
 class ReplayTrajectory:
-    """One reference trajectory; ``record`` is the original JSON object."""
+    """One reference trajectory; ``record`` is the original JSON object.
+
+    ``record_hash``: ``sha256(canonical_json(record))`` when the caller already has it (the
+    store keeps it per row as ``content_hash``); None computes it from ``record`` when needed.
+    """
 
     key: int
     trajectory_id: str
@@ -43,6 +47,7 @@ class ReplayTrajectory:
     success: bool
     failure_class: str | None
     record: dict[str, Any] = field(repr=False, compare=False, hash=False)
+    record_hash: str | None = field(default=None, repr=False, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
