@@ -289,11 +289,19 @@ class RuleTablePanel(QWidget):
         rule = self.current_rule()
         return rule.rule_id if rule else None
 
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+
     def selected_rule_ids(self) -> list[int]:
-        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
-        ids = [r.rule_id for r in self.model.rules_of_rows(rows)]  # a collapsed group: all its rules
+        """The selected rules; a collapsed group stands for its members once they are read
+        (``with_selected_rule_ids`` waits for them)."""
+        ids = [r.rule_id for r in self.model.rules_of_rows(self.selected_rows())]
         current = self.current_rule_id()
         return ids or ([current] if current is not None else [])
+
+    def with_selected_rule_ids(self, then: Callable[[list[int]], None]) -> None:
+        """``then(ids)`` once the members of the selected collapsed groups are read (off the GUI thread)."""
+        self.model.with_members(self.selected_rows, lambda: then(self.selected_rule_ids()))
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():
@@ -303,14 +311,21 @@ class RuleTablePanel(QWidget):
             )
             self.view.scrollTo(index)
 
-    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None) -> bool:
-        """Select the rule; True when it is selected now. A rule not fetched yet is looked for
-        in the next pages as they arrive (selected then, or ``not_found`` called)."""
+    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None, *,
+                    located: bool = False) -> bool:
+        """Select the rule; True when it is selected now. A rule not shown is looked up in its
+        duplicate group (one read off the GUI thread; a collapsed group expands), then in the
+        next pages as they arrive (selected then, or ``not_found`` called)."""
         row = self.model.row_of_rule(rule_id)
         if row is not None:
             self.select_row(row)
             return True
-        if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found)) and not_found is not None:
+        if not located:
+            selected: list[bool] = []
+            if self.model.locate(rule_id, lambda: selected.append(self.select_rule(rule_id, not_found, located=True))):
+                return bool(selected and selected[0])  # True only when read at once (no executor)
+        if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found, located=True)) \
+                and not_found is not None:
             not_found()
         return False
 
