@@ -293,8 +293,7 @@ class RuleTablePanel(QWidget):
         return sorted({i.row() for i in self.view.selectionModel().selectedRows()})
 
     def selected_rule_ids(self) -> list[int]:
-        """The selected rules; a collapsed group stands for its members once they are read
-        (``with_selected_rule_ids`` waits for them)."""
+        """The selected rules (a collapsed group: its members once read, ``with_selected_rule_ids``)."""
         ids = [r.rule_id for r in self.model.rules_of_rows(self.selected_rows())]
         current = self.current_rule_id()
         return ids or ([current] if current is not None else [])
@@ -311,8 +310,7 @@ class RuleTablePanel(QWidget):
             )
             self.view.scrollTo(index)
 
-    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None, *,
-                    located: bool = False) -> bool:
+    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None, *, located: bool = False) -> bool:
         """Select the rule; True when it is selected now. A rule not shown is looked up in its
         duplicate group (one read off the GUI thread; a collapsed group expands), then in the
         next pages as they arrive (selected then, or ``not_found`` called)."""
@@ -322,7 +320,9 @@ class RuleTablePanel(QWidget):
             return True
         if not located:
             selected: list[bool] = []
-            if self.model.locate(rule_id, lambda: selected.append(self.select_rule(rule_id, not_found, located=True))):
+            asked_on = self.current_rule_id()  # the reviewer moving on meanwhile drops the answer
+            if self.model.locate(rule_id, lambda: selected.append(
+                    self.current_rule_id() == asked_on and self.select_rule(rule_id, not_found, located=True))):
                 return bool(selected and selected[0])  # True only when read at once (no executor)
         if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found, located=True)) \
                 and not_found is not None:
