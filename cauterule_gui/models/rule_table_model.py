@@ -139,7 +139,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 found.setdefault(member.rule_id, member)
         return list(found.values())
 
-    def with_members(self, rows_of: Callable[[], list[int]], then: Callable[[], None]) -> None:
+    def with_members(self, rows_of: Callable[[], list[int]], then: Callable[[], object]) -> None:
         """Call ``then`` once every collapsed group among ``rows_of()`` has its members read
         (at once when they are; else after one read off the GUI thread). A refresh meanwhile
         asks again for the rows then shown."""
@@ -163,7 +163,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 return next(r for r in range(row, len(self._rows)) if self._rows[r].rule_id == rule_id)
         return None
 
-    def locate(self, rule_id: int, then: Callable[[], None]) -> bool:
+    def locate(self, rule_id: int, then: Callable[[], object]) -> bool:
         """Read the group the rule belongs to under this filter (one query, off the GUI thread),
         keep its members, then call ``then`` (``row_of_rule`` finds a member now). False, and
         ``then`` never called, when there is nothing to read from."""
@@ -200,7 +200,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             self._read_members([key], None)
         return True
 
-    def _read_members(self, keys: list[str], then: Callable[[], None] | None) -> None:
+    def _read_members(self, keys: list[str], then: Callable[[], object] | None) -> None:
         repo, generation = self._repo, self._generation
         if repo is None:
             return

@@ -201,3 +201,30 @@ def test_grouped_pages_and_a_groups_members_are_read_off_the_gui_thread(
         assert model.rowCount() == model.rule_total
     assert pages >= 1 and len(groups) == 2
     assert not guard.seen, guard.report()
+
+
+def test_a_selected_member_is_selected_again_in_the_next_session(
+        qtbot: Any, copies_window: MainWindow, runner: JobRunner) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    row = _group_row(model)
+    member = _members(copies_window, row)[-1]
+    rules.select_rule(member.rule_id)
+    qtbot.waitUntil(lambda: rules.current_rule_id() == member.rule_id, timeout=5000)
+    path = copies_window.services.path
+    copies_window.close()  # saves the session: the rule selected
+    copies_window.services.close()
+
+    services = open_services(path)
+    again = MainWindow(services, runner, make_settings(), open_services)
+    qtbot.addWidget(again)
+    again.show()
+    try:
+        # The member's group is collapsed in a new window: it is read, expanded and the member selected.
+        qtbot.waitUntil(lambda: again.workspace.rules.current_rule_id() == member.rule_id, timeout=10_000)
+        shown = again.workspace.rules.view.currentIndex().row()
+        assert again.rule_model.is_member(shown) and again.rule_model.is_expanded(again.rule_model.group_row(shown))
+    finally:
+        wait_idle(again)
+        again.close()
+        services.close()
