@@ -62,7 +62,6 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._expanded: set[str] = set()
         self._want: frozenset[str] = frozenset()  # expanded groups when a refresh was asked (read with it)
         self._child: list[bool] = []
-        self._reading = 0  # member reads on their way
         self._reload()
 
     def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
@@ -97,11 +96,6 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         if reviewer != self._reviewer:
             self._reviewer = reviewer
             self.refresh()
-
-    @property
-    def reading_members(self) -> bool:
-        """A group's members are being read (an expand, a selection, G)."""
-        return self._reading > 0
 
     def refresh(self) -> None:
         # Members read before may be stale (a decision, a new run): forget them, and read the
@@ -207,10 +201,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         scope, flt, reviewer, order_by, descending = (self._scope, self._filter, self._reviewer, self._order_by,
                                                       self._descending)
         wanted = list(dict.fromkeys(keys))
-        self._reading += 1
 
         def arrived(found: dict[str, list[WorkspaceRule]]) -> None:
-            self._reading -= 1
             if generation == self._generation:
                 for key in wanted:  # a group the filter emptied meanwhile: its row alone, not read again
                     self._members[key] = found.get(key, [])
@@ -227,8 +219,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         """``read`` off the GUI thread through the executor (at once without one), then ``deliver``."""
         if self._db is None:
             deliver(read())
-        elif self._db.query(lambda _services: read(), deliver, name=name) is None:
-            self._reading = max(0, self._reading - 1)  # no store open: nothing will arrive
+        else:
+            self._db.query(lambda _services: read(), deliver, name=name)  # no store open: nothing arrives
 
     def _show_members(self, key: str) -> None:
         """Insert the members of an expanded group under its row (once; no-op while not read)."""
