@@ -98,5 +98,5 @@ def members_sql(cte: str, keys: Sequence[str], params: dict[str, Any], direction
 def rule_group_sql(cte: str, rule_id: int, params: dict[str, Any], direction: str) -> str:
     """Every filtered row of the group the rule belongs to (none when the filter hides the rule)."""
     params["g_rule"] = int(rule_id)
-    return (f"{cte} SELECT * FROM f WHERE g_key = (SELECT g_key FROM f WHERE rule_id = :g_rule) "
+    return (f"{cte} SELECT * FROM f WHERE g_key = (SELECT g_key FROM f WHERE rule_id = :g_rule LIMIT 1) "
             f"ORDER BY g_sort {direction}, rule_id ASC")
