@@ -98,13 +98,19 @@ class BulkDecisions(QObject):
         model, key, reviewer = rules.model, rule.group_key or "", self._window.identity.name
         scope, flt, rule_id = model.scope, model.filter, rule.rule_id
 
-        def ids(services: StoreServices) -> list[int]:
-            members = services.results.group_members(scope, flt, [key], reviewer)
-            return [m.rule_id for m in members.get(key, [])]
+        order_by, descending, generation = model.order_by, model.descending, model.generation
+
+        def group(services: StoreServices) -> list[WorkspaceRule]:
+            members = services.results.group_members(scope, flt, [key], reviewer, order_by=order_by,
+                                                     descending=descending)
+            return members.get(key, [])
+
+        def found(members: list[WorkspaceRule]) -> None:
+            model.take_members(generation, key, members)  # the table shows them without reading again
+            self._select_ids(rule_id, [m.rule_id for m in members])
 
         self.status_message.emit("Selecting the rule's duplicates…")
-        self._window.db.query(ids, lambda found: self._select_ids(rule_id, found), name="duplicate group",
-                              key=f"group:{id(self)}")
+        self._window.db.query(group, found, name="duplicate group", key=f"group:{id(self)}")
 
     def _select_ids(self, asked_for: int, ids: Sequence[int]) -> None:
         rules = self._window.workspace.rules
@@ -124,10 +130,14 @@ class BulkDecisions(QObject):
     # -- decisions --------------------------------------------------------------------
     def selected_rows(self) -> list[WorkspaceRule]:
         rules = self._window.workspace.rules
-        rows = sorted({i.row() for i in rules.view.selectionModel().selectedRows()})
-        return rules.model.rules_of_rows(rows)  # a collapsed duplicate group's row: each of its rules
+        return rules.model.rules_of_rows(rules.selected_rows())  # a collapsed duplicate group's row: each of its rules
 
     def act(self, action: str, single: Callable[[], None]) -> None:
+        # A collapsed group's row stands for its members: read them first (off the GUI thread).
+        rules = self._window.workspace.rules
+        rules.model.with_members(rules.selected_rows, lambda: self._act(action, single))
+
+    def _act(self, action: str, single: Callable[[], None]) -> None:
         rows = self.selected_rows()
         if len(rows) <= 1:
             single()

@@ -270,8 +270,8 @@ class MainWindow(QMainWindow):
         self.workflows.refresh()
 
     def replay_selection(self) -> None:
-        ids = self.workspace.rules.selected_rule_ids()
-        self.replay.start(f"selection ({len(ids)} rule{'s' if len(ids) != 1 else ''})", ids)
+        self.workspace.rules.with_selected_rule_ids(  # a collapsed duplicate group: its members, read first
+            lambda ids: self.replay.start(f"selection ({len(ids)} rule{'s' if len(ids) != 1 else ''})", ids))
 
     def replay_corpus(self) -> None:
         window_replay.replay_corpus(self)

@@ -82,6 +82,19 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         return self._total
 
     @property
+    def generation(self) -> int:
+        """Bumped by every refresh: a read made under an older one is stale."""
+        return self._generation
+
+    @property
+    def order_by(self) -> str:
+        return self._order_by
+
+    @property
+    def descending(self) -> bool:
+        return self._descending
+
+    @property
     def busy(self) -> bool:
         """A refresh or a page is on its way."""
         return self._pending_page or self._waiting_first

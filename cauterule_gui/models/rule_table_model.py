@@ -2,70 +2,51 @@
 and review status.
 
 Lazy and SQL-backed like the trajectory table: the model keeps only the rows fetched so far
-(pages of ``PAGE_SIZE`` group rows, each page with all its groups' members, so expanding a
-group reads nothing); filtering, sorting and the choice of run happen in
+(pages of ``PAGE_SIZE`` group rows; a group's members are read when it expands, through the
+executor like the pages); filtering, sorting and the choice of run happen in
 ``ResultRepository`` (SQL), off the GUI thread once the model has its executor. A refresh
 keeps the current rule selected by id, so results arriving during a replay do not throw the
-reviewer off their place.
+reviewer off their place: it reads the members of the groups that are expanded again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from core.store.result_repo import ResultRepository
 from core.store.workspace_query import RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
 
 from cauterule_gui import theme
-from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
+from cauterule_gui.models import rule_cells as cells
 from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
+
+# Every column constant is importable from here too (callers did before the cells moved out).
+from cauterule_gui.models.rule_cells import *  # noqa: F403
+from cauterule_gui.models.rule_cells import COL_BROKEN, COL_STATUS, COL_TRIGGER, COL_VERDICT, COLUMNS
 from cauterule_gui.plain_text import plain_tooltip
 
 PAGE_SIZE = 200
 Index = QModelIndex | QPersistentModelIndex
-
-# (header, repository sort key, header tooltip)
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("Trigger", "trigger", "when … (the rule's trigger)"),
-    ("Directive", "directive", "do … (the rule's directive)"),
-    ("Domain", "domain", "source domain of the rule"),
-    ("Verdict", "verdict", "replay verdict"),
-    ("Reason", "reason", "why replay gave that verdict"),
-    ("Prev.", "prevented", "failures the rule would have prevented"),
-    ("Broken", "broken", "successes the rule would have interfered with"),
-    ("Near", "near_miss", "near misses (matched, below the bar)"),
-    ("Missed", "missed", "failures in the pool the rule did not match"),
-    ("Precision", "precision", "precision with its Wilson 95 % interval; — when unmeasured"),
-    ("Recall", "recall", "recall with its Wilson 95 % interval; — when unmeasured"),
-    ("Status", "status", "your team's current decision on the rule"),
-    ("Reviewer", "reviewer", "who made the current decision"),
-    ("Mark", "mark", "your agreement mark on the verdict (unblinded)"),
-    ("Rule", "origin", "where the rule came from (file or file:line)"),
-    ("Run", "run", "replay run the result comes from"),
-)
-(COL_TRIGGER, COL_DIRECTIVE, COL_DOMAIN, COL_VERDICT, COL_REASON, COL_PREVENTED, COL_BROKEN, COL_NEAR,
- COL_MISSED, COL_PRECISION, COL_RECALL, COL_STATUS, COL_REVIEWER, COL_MARK, COL_ORIGIN, COL_RUN) = range(len(COLUMNS))
-NUMERIC = (COL_PREVENTED, COL_BROKEN, COL_NEAR, COL_MISSED)
+T = TypeVar("T")
 
 RULE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 class RuleTableModel(PagedTableModel[WorkspaceRule]):
     """Rows are duplicate groups (``ResultRepository.page_groups``): a rule with no
     duplicate is a group of one; a group of n shows "×n ▸" and its first member's figures,
-    and expands (``expand`` / ``collapse``) into its other members, indented below it.
-    ``_heads`` are the group rows fetched so far (what pages count); ``_rows`` is what the
-    view shows, heads with the members of expanded groups."""
+    and expands (``expand`` / ``collapse``) into its other members, indented below it, once
+    they are read (``members_loaded``). ``_heads`` are the group rows fetched so far (what
+    pages count); ``_rows`` is what the view shows, heads with the members of expanded
+    groups; ``_members`` the groups read since the last refresh (a refresh forgets them:
+    decisions may have changed them)."""
 
     COLUMNS = COLUMNS
+    members_loaded = Signal()  # members of one or more groups were read (and shown if expanded)
 
     def __init__(self, repository: ResultRepository | None = None, parent: Any = None,
                  page_size: int = PAGE_SIZE) -> None:
@@ -79,6 +60,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._heads: list[WorkspaceRule] = []
         self._members: dict[str, list[WorkspaceRule]] = {}
         self._expanded: set[str] = set()
+        self._want: frozenset[str] = frozenset()  # expanded groups when a refresh was asked (read with it)
         self._child: list[bool] = []
         self._reload()
 
@@ -115,6 +97,13 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             self._reviewer = reviewer
             self.refresh()
 
+    def refresh(self) -> None:
+        # Members read before may be stale (a decision, a new run): forget them, and read the
+        # expanded groups' members again with the first page (same job, off the GUI thread).
+        self._want = frozenset(self._expanded)
+        self._members = {}
+        super().refresh()
+
     def rule(self, row: int) -> WorkspaceRule | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
@@ -130,7 +119,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
 
     def rules_of_rows(self, rows: list[int]) -> list[WorkspaceRule]:
         """The rules a selection stands for: a collapsed group's row stands for every member
-        (a decision on the group applies to each rule); each rule once, in row order."""
+        (a decision on the group applies to each rule); each rule once, in row order. Call
+        through ``with_members`` so the collapsed groups' members have been read."""
         found: dict[int, WorkspaceRule] = {}
         for row in sorted(rows):
             item = self.rule(row)
@@ -138,13 +128,25 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 continue
             group = [item]
             if self.is_group(row) and not self.is_expanded(row):
-                group = self._members.get(item.group_key or "", [item])
+                group = self._members.get(item.group_key or "") or [item]
             for member in group:
                 found.setdefault(member.rule_id, member)
         return list(found.values())
 
+    def with_members(self, rows_of: Callable[[], list[int]], then: Callable[[], object]) -> None:
+        """Call ``then`` once every collapsed group among ``rows_of()`` has its members read
+        (at once when they are; else after one read off the GUI thread). A refresh meanwhile
+        asks again for the rows then shown."""
+        keys = [self._rows[r].group_key or "" for r in rows_of()
+                if self.is_group(r) and (self._rows[r].group_key or "") not in self._members]
+        if not keys:
+            then()
+            return
+        self._read_members(keys, lambda: self.with_members(rows_of, then))
+
     def row_of_rule(self, rule_id: int) -> int | None:
-        """The rule's row; a member of a collapsed group is shown (its group expands)."""
+        """The rule's row; a member of a collapsed group whose members were read is shown (its
+        group expands). ``locate`` reads the group of a rule not found here."""
         for row, item in enumerate(self._rows):
             if item.rule_id == rule_id:
                 return row
@@ -155,19 +157,82 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 return next(r for r in range(row, len(self._rows)) if self._rows[r].rule_id == rule_id)
         return None
 
+    def locate(self, rule_id: int, then: Callable[[], object]) -> bool:
+        """Read the group the rule belongs to under this filter (one query, off the GUI thread),
+        keep its members, then call ``then`` (``row_of_rule`` finds a member now). False, and
+        ``then`` never called, when there is nothing to read from."""
+        repo, generation = self._repo, self._generation
+        if repo is None:
+            return False
+        scope, flt, reviewer, order_by, descending = (self._scope, self._filter, self._reviewer, self._order_by,
+                                                      self._descending)
+
+        def found(group: tuple[str, list[WorkspaceRule]] | None) -> None:
+            if group is not None and generation == self._generation:
+                self._members[group[0]] = group[1]
+            then()
+
+        self._read(lambda: repo.rule_group(scope, flt, rule_id, reviewer, order_by=order_by, descending=descending),
+                   found, "rule's duplicate group")
+        return True
+
+    def take_members(self, generation: int, key: str, members: list[WorkspaceRule]) -> None:
+        """Members read elsewhere (G reads the group) under this model's ``generation``."""
+        if generation == self._generation and members:
+            self._members[key] = list(members)
+
     def expand(self, row: int) -> bool:
+        """Show the group's members under its row: now if they were read, else once read."""
         if not self.is_group(row) or self.is_expanded(row):
             return False
         key = self._rows[row].group_key or ""
-        children = [m for m in self._members.get(key, []) if m.rule_id != self._rows[row].rule_id]
         self._expanded.add(key)
         self.dataChanged.emit(self.index(row, COL_TRIGGER), self.index(row, COL_TRIGGER))
+        if key in self._members:
+            self._show_members(key)
+        else:
+            self._read_members([key], None)
+        return True
+
+    def _read_members(self, keys: list[str], then: Callable[[], object] | None) -> None:
+        repo, generation = self._repo, self._generation
+        if repo is None:
+            return
+        scope, flt, reviewer, order_by, descending = (self._scope, self._filter, self._reviewer, self._order_by,
+                                                      self._descending)
+        wanted = list(dict.fromkeys(keys))
+
+        def arrived(found: dict[str, list[WorkspaceRule]]) -> None:
+            if generation == self._generation:
+                for key in wanted:  # a group the filter emptied meanwhile: its row alone, not read again
+                    self._members[key] = found.get(key, [])
+                for key in wanted:
+                    self._show_members(key)
+                self.members_loaded.emit()
+            if then is not None:
+                then()
+
+        self._read(lambda: repo.group_members(scope, flt, wanted, reviewer, order_by=order_by, descending=descending),
+                   arrived, "rule group members")
+
+    def _read(self, read: Callable[[], T], deliver: Callable[[T], None], name: str) -> None:
+        """``read`` off the GUI thread through the executor (at once without one), then ``deliver``."""
+        if self._db is None:
+            deliver(read())
+        else:
+            self._db.query(lambda _services: read(), deliver, name=name)  # no store open: nothing arrives
+
+    def _show_members(self, key: str) -> None:
+        """Insert the members of an expanded group under its row (once; no-op while not read)."""
+        row = next((r for r, item in enumerate(self._rows) if not self._child[r] and item.group_key == key), None)
+        if row is None or key not in self._expanded or key not in self._members or self.is_member(row + 1):
+            return
+        children = [m for m in self._members[key] if m.rule_id != self._rows[row].rule_id]
         if children:
             self.beginInsertRows(QModelIndex(), row + 1, row + len(children))
             self._rows[row + 1:row + 1] = children
             self._child[row + 1:row + 1] = [True] * len(children)
             self.endInsertRows()
-        return True
 
     def collapse(self, row: int) -> bool:
         """Collapse the group of this row (a group row or one of its members); True if it was open."""
@@ -205,22 +270,29 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
 
     # -- loading -----------------------------------------------------------------------
     def _first(self, limit: int) -> FirstPage[WorkspaceRule]:
-        """The first ``limit`` group rows with every member of those groups (one query); may run
-        on the database thread, so it reads and never touches the rows shown."""
+        """The first ``limit`` group rows, and the members of those of them that were expanded
+        when the refresh was asked; may run on the database thread, so it reads and never
+        touches the rows shown."""
         if self._repo is None:
             return FirstPage(0, [], {"unreviewed": 0, "rule_total": 0, "members": {}})
         page = self._repo.page_groups(self._scope, self._filter, self._reviewer, order_by=self._order_by,
                                       descending=self._descending, offset=0, limit=limit)
+        keys = [r.group_key for r in page.rows if r.group_size > 1 and r.group_key in self._want]
+        members = self._repo.group_members(self._scope, self._filter, [k for k in keys if k], self._reviewer,
+                                           order_by=self._order_by, descending=self._descending) if keys else {}
         rule_total = page.rules if page.rules >= 0 else page.total
         return FirstPage(page.total, list(page.rows),
-                         {"unreviewed": page.unreviewed, "rule_total": rule_total, "members": page.members})
+                         {"unreviewed": page.unreviewed, "rule_total": rule_total, "members": members})
 
     def _apply_extra(self, extra: dict[str, Any]) -> None:
         # Inside the reset, on the GUI thread: ``_rows`` holds the heads; lay out the expanded groups.
         self.unreviewed = int(extra.get("unreviewed", 0))
         self.rule_total = int(extra.get("rule_total", 0))
-        self._heads, self._members = list(self._rows), {}
-        laid = self._lay_out(self._heads, extra.get("members", {}))
+        self._heads = list(self._rows)
+        self._members.update(extra.get("members", {}))
+        # A group expanded whose members did not come (not on the first pages any more) shows collapsed.
+        self._expanded &= set(self._members)
+        laid = self._lay_out(self._heads)
         self._rows = [r for r, _c in laid]
         self._child = [c for _r, c in laid]
 
@@ -237,11 +309,9 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         page = self._page_at(offset)
         return [] if page is None else page.rows
 
-    def _lay_out(self, heads: list[WorkspaceRule],
-                 members: Mapping[str, list[WorkspaceRule]]) -> list[tuple[WorkspaceRule, bool]]:
-        """Take in group rows with their members (read with them, so expanding a group needs no
-        SQL); the rows to show, (rule, is a member), with the expanded groups laid out."""
-        self._members.update(members)
+    def _lay_out(self, heads: list[WorkspaceRule]) -> list[tuple[WorkspaceRule, bool]]:
+        """The rows to show for these group rows, (rule, is a member): the expanded groups'
+        members (read already) under their row."""
         laid: list[tuple[WorkspaceRule, bool]] = []
         for head in heads:
             laid.append((head, False))
@@ -262,7 +332,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             self._total = len(self._heads)  # the store shrank under us: stop asking for more
         else:
             self._heads.extend(page.rows)
-            laid = self._lay_out(list(page.rows), page.members)
+            laid = self._lay_out(list(page.rows))
             self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(laid) - 1)
             self._rows.extend(r for r, _c in laid)
             self._child.extend(c for _r, c in laid)
@@ -275,7 +345,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         item = self._rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._prefix(index.row()) + display(item, column) if column == COL_TRIGGER else display(item, column)
+            shown = cells.display(item, column)
+            return self._prefix(index.row()) + shown if column == COL_TRIGGER else shown
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_TRIGGER and self.is_group(index.row()):
                 return plain_tooltip(
@@ -283,8 +354,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                     f"{item.group_unreviewed} unreviewed. The row shows the first of them. → / ← expand and "
                     "collapse; with the group collapsed, A / R / D decide on each of its rules "
                     "(one decision and audit event per rule)")
-            return _tooltip(item, column)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
+            return cells.tooltip(item, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in cells.NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
             key = item.verdict if column == COL_VERDICT else item.status if column == COL_STATUS else None
@@ -295,7 +366,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
                 return None
             return found.background if role == Qt.ItemDataRole.BackgroundRole else found.foreground
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            text = display(item, column)
+            text = cells.display(item, column)
             if column == COL_TRIGGER and self.is_group(index.row()):
                 text = f"group of {item.group_size} duplicate rules, " + \
                     ("expanded" if self.is_expanded(index.row()) else "collapsed") + f": {text}"
@@ -312,62 +383,3 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         if self.is_group(row):
             return f"×{self._rows[row].group_size} " + ("▾ " if self.is_expanded(row) else "▸ ")
         return ""
-
-
-def display(item: WorkspaceRule, column: int) -> str:
-    if column == COL_TRIGGER:
-        return _one_line(item.trigger)
-    if column == COL_DIRECTIVE:
-        # expected_rule candidates repeat their sentence as the directive: say so instead.
-        return "= trigger" if item.directive.strip() == item.trigger.strip() else _one_line(item.directive)
-    if column == COL_DOMAIN:
-        return item.domain or "—"
-    if column == COL_VERDICT:
-        return VERDICT_TEXT.get(item.verdict, item.verdict)
-    if column == COL_REASON:
-        return item.reason
-    if column == COL_PREVENTED:
-        return str(item.prevented_n)
-    if column == COL_BROKEN:
-        return f"⚠ {item.broken_n}" if item.broken_n else "0"
-    if column == COL_NEAR:
-        return str(item.near_miss_n)
-    if column == COL_MISSED:
-        return str(item.missed_n)
-    if column == COL_PRECISION:
-        return rate(item.precision, item.precision_ci)
-    if column == COL_RECALL:
-        return rate(item.recall, item.recall_ci)
-    if column == COL_STATUS:
-        text = STATUS_TEXT.get(item.status, item.status)
-        if item.decided_version_id is not None and item.decided_version_id != item.rule_version_id:
-            text += " (other version)"
-        return text
-    if column == COL_REVIEWER:
-        return item.reviewer or "—"
-    if column == COL_MARK:
-        return MARK_TEXT.get(item.verdict_mark or "", "—")
-    if column == COL_ORIGIN:
-        suffix = f" · v{item.version}" if item.latest_version > 1 or item.version > 1 else ""
-        if item.version < item.latest_version:
-            suffix += f" (v{item.latest_version} not replayed)"
-        # The file's name (what tells rules apart); the folders are in the tooltip.
-        return item.origin.rsplit("/", 1)[-1] + suffix
-    if column == COL_RUN:
-        # Short, so every column fits at 1280 px; the profile is in the tooltip and the title.
-        live = "" if item.run_status == "complete" else f" ({item.run_status})"
-        return f"#{item.run_id}{live}"
-    return ""
-
-
-def _tooltip(item: WorkspaceRule, column: int) -> str | None:
-    if column in (COL_TRIGGER, COL_DIRECTIVE, COL_ORIGIN, COL_DOMAIN, COL_REVIEWER):
-        return plain_tooltip(display(item, column) if column not in (COL_TRIGGER, COL_DIRECTIVE)
-                             else (item.trigger if column == COL_TRIGGER else item.directive))
-    if column == COL_STATUS and item.decision_reason:
-        return plain_tooltip(f"{display(item, column)} by {item.reviewer}: {item.decision_reason}")
-    if column == COL_RUN:
-        return plain_tooltip(f"run #{item.run_id}, profile {item.profile}, {item.run_status}")
-    if column in (COL_PRECISION, COL_RECALL):
-        return "Wilson 95 % interval in brackets; — means unmeasured (no denominator), not zero"
-    return None

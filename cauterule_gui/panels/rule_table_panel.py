@@ -141,6 +141,7 @@ class RuleTablePanel(QWidget):
         self._db: DatabaseExecutor | None = None
         self._after_load: tuple[Callable[[], None], int | None] | None = None  # (then, rule shown when asked)
         self._before_reset: tuple[int | None, int] = (None, -1)  # the rule and row shown before a reset
+        self._moves, self._auto = 0, False  # moves to a rule other than a refresh's re-selection (``_auto``)
         model.modelAboutToBeReset.connect(
             lambda: setattr(self, "_before_reset", (self.current_rule_id(), self.view.currentIndex().row())))
         model.loaded.connect(self._on_loaded)
@@ -268,15 +269,11 @@ class RuleTablePanel(QWidget):
         return super().eventFilter(watched, event)
 
     def toggle_group(self, row: int) -> None:
-        if self.model.is_expanded(row):
-            self.collapse_group(row)
-        elif self.model.is_group(row):
-            self.model.expand(row)
+        (self.collapse_group if self.model.is_expanded(row) else self.model.expand)(row)  # expand: groups only
 
     def collapse_group(self, row: int) -> None:
         """Collapse the group of ``row``; the selection moves to the group's row."""
-        head = self.model.group_row(row)
-        if self.model.collapse(head):
+        if self.model.collapse(head := self.model.group_row(row)):
             self.select_row(head)
 
     # -- selection ---------------------------------------------------------------------
@@ -289,28 +286,42 @@ class RuleTablePanel(QWidget):
         rule = self.current_rule()
         return rule.rule_id if rule else None
 
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+
     def selected_rule_ids(self) -> list[int]:
-        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
-        ids = [r.rule_id for r in self.model.rules_of_rows(rows)]  # a collapsed group: all its rules
+        """The selected rules (a collapsed group: its members once read, ``with_selected_rule_ids``)."""
+        ids = [r.rule_id for r in self.model.rules_of_rows(self.selected_rows())]
         current = self.current_rule_id()
         return ids or ([current] if current is not None else [])
+
+    def with_selected_rule_ids(self, then: Callable[[list[int]], object]) -> None:
+        """``then(ids)`` once the members of the selected collapsed groups are read (off the GUI thread)."""
+        self.model.with_members(self.selected_rows, lambda: then(self.selected_rule_ids()))
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():
             index = self.model.index(row, 0)
-            self.view.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-            )
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.view.selectionModel().setCurrentIndex(index, flags)
             self.view.scrollTo(index)
 
-    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None) -> bool:
-        """Select the rule; True when it is selected now. A rule not fetched yet is looked for
-        in the next pages as they arrive (selected then, or ``not_found`` called)."""
+    def select_rule(self, rule_id: int, not_found: Callable[[], None] | None = None, *, located: bool = False) -> bool:
+        """Select the rule; True when it is selected now. A rule not shown is looked up in its
+        duplicate group (one read off the GUI thread; a collapsed group expands), then in the
+        next pages as they arrive (selected then, or ``not_found`` called)."""
         row = self.model.row_of_rule(rule_id)
         if row is not None:
             self.select_row(row)
             return True
-        if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found)) and not_found is not None:
+        if not located:
+            selected: list[bool] = []
+            asked = self._moves  # a move meanwhile (not a refresh re-selecting) drops the answer
+            if self.model.locate(rule_id, lambda: selected.append(
+                    self._moves == asked and self.select_rule(rule_id, not_found, located=True))):
+                return bool(selected and selected[0])  # True only when read at once (no executor)
+        if not self.model.fetch_more_then(lambda: self.select_rule(rule_id, not_found, located=True)) \
+                and not_found is not None:
             not_found()
         return False
 
@@ -344,16 +355,19 @@ class RuleTablePanel(QWidget):
 
     def _reselect(self, rule_id: int | None, fallback_row: int | None) -> None:
         # A refresh re-reads every row that was shown, so a kept rule is found without paging.
-        if rule_id is not None and self.model.row_of_rule(rule_id) is not None:
-            self.select_rule(rule_id)
-            return
-        if fallback_row is not None and self.model.rowCount():
-            self.select_row(min(max(fallback_row, 0), self.model.rowCount() - 1))
-            return
-        if not self.model.rowCount():
-            self.rule_selected.emit(None)
+        self._auto = True
+        try:
+            if rule_id is not None and self.model.row_of_rule(rule_id) is not None:
+                self.select_rule(rule_id)
+            elif fallback_row is not None and self.model.rowCount():
+                self.select_row(min(max(fallback_row, 0), self.model.rowCount() - 1))
+            elif not self.model.rowCount():
+                self.rule_selected.emit(None)
+        finally:
+            self._auto = False
 
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._moves += current.isValid() and not self._auto
         value = current.data(ROW_ROLE) if current.isValid() else None
         self.rule_selected.emit(value if isinstance(value, WorkspaceRule) else None)
 

@@ -83,21 +83,15 @@ class ResultRepository:
     ) -> RulePage:
         """Like ``page``, with duplicates (same trigger and directive) as one row per group
         (``workspace_groups``): ``total`` counts groups, ``rules`` the rules behind them, and
-        each row is its group's first member in this order, with ``group_size``."""
+        each row is its group's first member in this order, with ``group_size``. Members are
+        not in the page: ``group_members`` reads them (the table does when a group expands)."""
         expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
         params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
         cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
         with self._store.read_session() as session:
             found = plain_rows(session.execute(text(groups.page_sql(cte, direction)), params))
-        heads: list[WorkspaceRule] = []
-        members: dict[str, list[WorkspaceRule]] = {}
-        for r in found:
-            row = workspace_rule(r)
-            if int(r["g_rank"]) == 1:
-                heads.append(row)
-            if row.group_size > 1:
-                members.setdefault(str(r["g_key"]), []).append(row)
+        heads = [workspace_rule(r) for r in found]  # group rows only: members are read on expand
         first = found[0] if found else None
         total = int(first["h_total"]) if first else 0
         rules = int(first["all_rules"]) if first else 0
@@ -105,7 +99,7 @@ class ResultRepository:
         if first is None and offset > 0:  # past the end: the counts need their own query
             probe = self.page_groups(scope, flt, reviewer, order_by=order_by, descending=descending, limit=1)
             total, rules, unreviewed = probe.total, probe.rules, probe.unreviewed
-        return RulePage(total, unreviewed if flt.status in (None, "unreviewed") else 0, heads, rules, members)
+        return RulePage(total, unreviewed if flt.status in (None, "unreviewed") else 0, heads, rules)
 
     def group_members(
         self, scope: WorkspaceScope, flt: WorkspaceFilter, keys: Sequence[str], reviewer: str | None = None, *,
@@ -124,6 +118,20 @@ class ResultRepository:
             for r in plain_rows(session.execute(text(sql), params)):
                 found.setdefault(str(r["g_key"]), []).append(workspace_rule(r))
         return found
+
+    def rule_group(
+        self, scope: WorkspaceScope, flt: WorkspaceFilter, rule_id: int, reviewer: str | None = None, *,
+        order_by: str = "rule", descending: bool = False,
+    ) -> tuple[str, list[WorkspaceRule]] | None:
+        """The group key and filtered rules (table order) of the rule's group; None when the
+        filter hides the rule. Finds a member of a group not expanded yet (a rule to select)."""
+        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+        params: dict[str, Any] = {}
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        sql = groups.rule_group_sql(cte, rule_id, params, "DESC" if descending else "ASC")
+        with self._store.read_session() as session:
+            found = plain_rows(session.execute(text(sql), params))
+        return (str(found[0]["g_key"]), [workspace_rule(r) for r in found]) if found else None
 
     def count_rules(self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None) -> int:
         sql, params = self._query(scope, flt, reviewer, "count(*)")

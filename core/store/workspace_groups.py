@@ -4,9 +4,11 @@ Rules whose replayed version has the same trigger and directive (``rule_version.
 see ``core.store.duplicate_key``) share a row. Grouping happens after the filter and
 inside the paging, in SQL: the filtered rows are partitioned by key, each group is
 represented by its first member in the table's order (so a group sorts where its best
-member would), and the count and the page are taken over those representatives; the page's
-groups come with all their members in the same query (one evaluation). A rule with no
-duplicate is a group of one. ``members_sql`` reads the members of given groups.
+member would), and the count and the page are taken over those representatives. A page
+holds the group rows only; ``members_sql`` reads the members of given groups (the table
+asks when a group expands), ``rule_group_sql`` the group a rule belongs to. A rule with no
+duplicate is a group of one. A filter matching some members of a group shows the group
+with those members only (its row is the first of them).
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | No
 
 
 def page_sql(cte: str, direction: str) -> str:
-    """One page of groups (LIMIT :limit OFFSET :offset) with all their rows, in one pass.
+    """One page of groups (LIMIT :limit OFFSET :offset): the group rows only, never their members.
 
-    Each row carries its group's size, unreviewed count and rank (1: the group's row, its
-    first member in the table's order), the group's position on the page (``h_pos``) and,
-    computed before the page is cut, the number of groups (``h_total``) and of rules and
-    unreviewed rules (``all_rules``, ``all_unreviewed``) in the filtered set. Rows come
-    ordered by group, then rank: a page and its members cost one evaluation of the query.
+    Each row is its group's first member in the table's order and carries the group's size
+    and unreviewed count (``g_size``, ``g_unreviewed``), its position on the page (``h_pos``)
+    and, computed before the page is cut, the number of groups (``h_total``) and of rules and
+    unreviewed rules (``all_rules``, ``all_unreviewed``) in the filtered set. Members are read
+    when a group expands (``members_sql``): a page with every member was ~1,000 wide rows for
+    123 groups at 10^3 rules, the page's largest cost.
 
     The window functions run over narrow rows (``k``: result id, key, sort value, status),
     and the page's wide rows are read back by primary key (``RESULT_ROWS_SQL`` joined on the
@@ -68,21 +71,17 @@ def page_sql(cte: str, direction: str) -> str:
                    sum(CASE WHEN k_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
             FROM k
         ),
-        heads AS (
-            SELECT k_key AS h_key, ROW_NUMBER() OVER (ORDER BY k_sort {direction}, k_rule ASC) AS h_pos,
+        page AS (
+            SELECT k_id, k_key AS g_key, g_size, g_unreviewed, g_rank, all_rules, all_unreviewed,
+                   ROW_NUMBER() OVER (ORDER BY k_sort {direction}, k_rule ASC) AS h_pos,
                    count(*) OVER () AS h_total
             FROM g WHERE g_rank = 1
             ORDER BY k_sort {direction}, k_rule ASC LIMIT :limit OFFSET :offset
-        ),
-        page AS (
-            SELECT g.k_id, g.k_key AS g_key, g.g_size, g.g_unreviewed, g.g_rank, g.all_rules, g.all_unreviewed,
-                   heads.h_pos, heads.h_total
-            FROM heads JOIN g ON g.k_key = heads.h_key
         )
         SELECT {ROW_COLUMNS}, page.*
         FROM page JOIN ({RESULT_ROWS_SQL}) AS w ON w.id = page.k_id
         {DECISION_AND_MARK_JOINS}
-        ORDER BY page.h_pos, page.g_rank
+        ORDER BY page.h_pos
     """
 
 
@@ -93,4 +92,11 @@ def members_sql(cte: str, keys: Sequence[str], params: dict[str, Any], direction
         params[f"gk{i}"] = key
         names.append(f":gk{i}")
     return (f"{cte} SELECT * FROM f WHERE g_key IN ({', '.join(names)}) "
+            f"ORDER BY g_sort {direction}, rule_id ASC")
+
+
+def rule_group_sql(cte: str, rule_id: int, params: dict[str, Any], direction: str) -> str:
+    """Every filtered row of the group the rule belongs to (none when the filter hides the rule)."""
+    params["g_rule"] = int(rule_id)
+    return (f"{cte} SELECT * FROM f WHERE g_key = (SELECT g_key FROM f WHERE rule_id = :g_rule LIMIT 1) "
             f"ORDER BY g_sort {direction}, rule_id ASC")

@@ -79,9 +79,8 @@ class RulePage:
     total: int  # rows of the table: rules, or duplicate groups (page_groups)
     unreviewed: int  # unreviewed rules
     rows: list[WorkspaceRule]
-    rules: int = -1  # rules behind the rows; -1: the same as total
-    # page_groups: group key -> every rule of the group, in the table's order (the first is the row)
-    members: dict[str, list[WorkspaceRule]] = field(default_factory=dict)
+    rules: int = -1  # rules behind the rows; -1: the same as total (page_groups: members are
+    # not in the page, ResultRepository.group_members reads them)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,12 @@ def store_path(tmp_path_factory: pytest.TempPathFactory, demo_corpus: Path) -> P
     """The demo corpus plus three copies of one failure (one expected_rule sentence) and one
     copy of another failure: two groups of duplicates among the demo's own rules."""
     root = tmp_path_factory.mktemp("groups")
+    path = root / "s.sqlite"
+    _build(path, root, demo_corpus)
+    return path
+
+
+def _build(location: Path | str, root: Path, demo_corpus: Path) -> None:
     lines = (demo_corpus / "failures" / "api.jsonl").read_text(encoding="utf-8").splitlines()
     first, second = json.loads(lines[0]), json.loads(lines[1])
     assert first.get("expected_rule") and second.get("expected_rule")
@@ -33,15 +39,13 @@ def store_path(tmp_path_factory: pytest.TempPathFactory, demo_corpus: Path) -> P
     folder = root / "extra" / "failures"
     folder.mkdir(parents=True)
     (folder / "copies.jsonl").write_text("\n".join(json.dumps(c) for c in copies) + "\n", encoding="utf-8")
-    path = root / "s.sqlite"
-    store = open_store(path)
+    store = open_store(location)
     try:
         import_paths(store, [demo_corpus, root / "extra"])
         materialise_expected_rules(store)
         run_replay(store, WORKBENCH.with_(semantic=False), scope="test")
     finally:
         store.close()
-    return path
 
 
 @pytest.fixture()
@@ -78,11 +82,8 @@ def test_small_pages_add_up_to_every_rule_exactly_once(store: Store) -> None:
     for offset in range(0, whole.total, 3):
         page = repo.page_groups(SCOPE, WorkspaceFilter(), order_by="trigger", offset=offset, limit=3)
         assert (page.total, page.rules) == (whole.total, whole.rules)
-        keys = [r.group_key for r in page.rows if r.group_size > 1]
-        # The page's members come with it (one query), equal to reading them apart.
-        apart = repo.group_members(SCOPE, WorkspaceFilter(), keys, order_by="trigger")
-        assert {k: [m.rule_id for m in v] for k, v in page.members.items()} == \
-            {k: [m.rule_id for m in v] for k, v in apart.items()}
+        # Group rows only: a page of 3 is 3 rows however many rules its groups hold.
+        assert len(page.rows) == min(3, whole.total - offset)
         paged += page.rows
     assert [r.rule_id for r in paged] == [r.rule_id for r in whole.rows]
     members = repo.group_members(SCOPE, WorkspaceFilter(), [r.group_key for r in paged], order_by="trigger")
@@ -114,6 +115,48 @@ def test_a_filter_applies_to_the_members_before_they_are_grouped(store: Store) -
     assert sorted(r.group_size for r in page.rows) == [1, 3]
     unfiltered = {r.group_key: r.group_size for r in _all_group_rows(repo)}
     assert all(unfiltered[r.group_key] == r.group_size + 1 for r in page.rows)
+
+
+def test_the_group_of_a_rule_is_read_whole_in_the_table_order(store: Store) -> None:
+    repo = ResultRepository(store)
+    row = max(_all_group_rows(repo, order_by="trigger"), key=lambda r: r.group_size)
+    members = repo.group_members(SCOPE, WorkspaceFilter(), [row.group_key], order_by="trigger")[row.group_key]
+    found = repo.rule_group(SCOPE, WorkspaceFilter(), members[-1].rule_id, order_by="trigger")
+    assert found is not None
+    assert found[0] == row.group_key and [m.rule_id for m in found[1]] == [m.rule_id for m in members]
+
+
+def test_the_group_of_a_rule_the_filter_hides_is_none_and_a_filter_keeps_only_matching_members(
+        store: Store) -> None:
+    repo = ResultRepository(store)
+    row = max(_all_group_rows(repo), key=lambda r: r.group_size)  # the sentence and its 3 copies
+    members = repo.group_members(SCOPE, WorkspaceFilter(), [row.group_key])[row.group_key]
+    copy = next(m for m in members if m.source_trajectory == "DUPX-1")
+    only = WorkspaceFilter(text="DUPX-1")
+    assert repo.rule_group(SCOPE, only, members[0].rule_id if members[0] is not copy else members[1].rule_id) is None
+    found = repo.rule_group(SCOPE, only, copy.rule_id)
+    assert found is not None and [m.rule_id for m in found[1]] == [copy.rule_id]
+    page = repo.page_groups(SCOPE, only, limit=10)
+    assert [(r.rule_id, r.group_size) for r in page.rows] == [(copy.rule_id, 1)]
+
+
+def test_group_rows_members_and_a_rules_group_agree_on_each_backend(
+        store_location: Path | str, tmp_path: Path, demo_corpus: Path) -> None:
+    _build(store_location, tmp_path, demo_corpus)
+    store = open_store(store_location)
+    try:
+        repo = ResultRepository(store)
+        page = repo.page_groups(SCOPE, WorkspaceFilter(), order_by="status", limit=10_000)
+        assert len(page.rows) == page.total < page.rules  # group rows only
+        grouped = [r for r in page.rows if r.group_size > 1]
+        members = repo.group_members(SCOPE, WorkspaceFilter(), [r.group_key for r in grouped], order_by="status")
+        assert [len(members[r.group_key]) for r in grouped] == [r.group_size for r in grouped]
+        assert page.rules == len(page.rows) + sum(r.group_size - 1 for r in grouped)
+        last = members[grouped[0].group_key][-1]
+        found = repo.rule_group(SCOPE, WorkspaceFilter(), last.rule_id, order_by="status")
+        assert found is not None and [m.rule_id for m in found[1]] == [m.rule_id for m in members[found[0]]]
+    finally:
+        store.close()
 
 
 def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> None:

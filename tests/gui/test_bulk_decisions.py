@@ -46,6 +46,7 @@ def test_a_refused_approval_in_a_selection_is_named_and_the_others_are_approved(
     model = window.workspace.rules.model
     for row in reversed(range(model.rowCount())):
         model.expand(row)  # a collapsed duplicate group's row stands for all its rules; expanded, one each
+    qtbot.waitUntil(lambda: model.rowCount() == model.rule_total, timeout=5000)  # members read off the GUI thread
     rows = [model.rule(r) for r in range(model.rowCount())]
     clean = [r for r, rule in enumerate(rows) if not rule.broken_n and rule.verdict == "pass"][:2]
     broken = [r for r, rule in enumerate(rows) if rule.broken_n and rule.verdict == "pass"][:1]

@@ -1,5 +1,6 @@
-"""Duplicate rules (same trigger and directive) are one row of the rules table that expands;
-a decision on the collapsed group decides each rule, one audit event per rule."""
+"""Duplicate rules (same trigger and directive) are one row of the rules table that expands,
+its members read off the GUI thread when it does; a decision on the collapsed group decides
+each rule, one audit event per rule."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 from conftest import build_replayed_store, preset_reviewer, wait_idle
 from gui_thread_guard import GuiThreadStatements
 from PySide6.QtCore import Qt
+
+from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.jobs import JobRunner
@@ -61,7 +64,7 @@ def test_duplicates_are_one_row_that_expands_and_collapses(qtbot: Any, copies_wi
     rules.select_row(row)
     rules.view.setFocus()
     qtbot.keyClick(rules.view, Qt.Key.Key_Right)
-    assert model.rowCount() == 4
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=5000)  # the members are read, then shown
     assert model.index(row, COL_TRIGGER).data().startswith("×3 ▾ ")
     members = [model.rule(r) for r in (row, row + 1, row + 2)]
     assert all(model.index(r, COL_TRIGGER).data().startswith("    ↳ ") for r in (row + 1, row + 2))
@@ -90,14 +93,74 @@ def test_a_decision_on_the_collapsed_group_decides_each_rule_with_its_own_audit_
     assert other is not None and reviews.current(other.rule_id) is None
 
 
-def test_selecting_a_member_of_a_collapsed_group_expands_it(copies_window: MainWindow) -> None:
+def _members(window: MainWindow, row: int) -> list[WorkspaceRule]:
+    """What the store says the group of ``row`` holds under the table's filter (read by the test)."""
+    model = window.workspace.rules.model
+    key = model.rule(row).group_key
+    return window.services.results.group_members(model.scope, model.filter, [key])[key]
+
+
+def test_selecting_a_member_of_a_collapsed_group_reads_the_group_and_expands_it(
+        qtbot: Any, copies_window: MainWindow) -> None:
     rules = copies_window.workspace.rules
     model = rules.model
     row = _group_row(model)
-    members = model.rules_of_rows([row])
-    assert len(members) == 3
-    assert rules.select_rule(members[-1].rule_id)
-    assert model.is_expanded(row) and rules.current_rule_id() == members[-1].rule_id
+    members = _members(copies_window, row)
+    assert len(members) == 3 and not model.is_expanded(row)
+    rules.select_rule(members[-1].rule_id)
+    qtbot.waitUntil(lambda: rules.current_rule_id() == members[-1].rule_id, timeout=5000)
+    assert model.is_expanded(row) and model.rowCount() == 4
+
+
+def test_g_on_a_collapsed_group_selects_each_member_without_reading_on_the_gui_thread(
+        qtbot: Any, copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    row = _group_row(model)
+    rules.select_row(row)
+    rules.view.setFocus()
+    with GuiThreadStatements(copies_window.services.store.engine) as guard:
+        with qtbot.waitSignal(copies_window.bulk.group_selected, timeout=5000) as selected:
+            qtbot.keyClick(rules.view, Qt.Key.Key_G)
+    assert selected.args == [3]
+    assert model.is_expanded(row) and rules.selected_rows() == [row, row + 1, row + 2]
+    assert sorted(rules.selected_rule_ids()) == sorted(m.rule_id for m in _members(copies_window, row))
+    assert not guard.seen, guard.report()
+
+
+def test_a_filter_matching_one_member_shows_that_member_as_its_groups_row(
+        qtbot: Any, copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    last = _members(copies_window, _group_row(model))[-1]  # not the group's row when unfiltered
+    assert last.source_trajectory is not None and model.rule(_group_row(model)).rule_id != last.rule_id
+    rules.text_edit.setText(last.source_trajectory)
+    rules.apply_filter_now()
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and not model.busy, timeout=5000)
+    assert model.rule(0).rule_id == last.rule_id and model.rule(0).group_size == 1
+    assert rules.progress_label.text() == "0 / 1 reviewed"
+
+
+def test_a_decision_on_a_member_refreshes_its_group_row_and_keeps_the_group_open(
+        qtbot: Any, copies_window: MainWindow) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    row = _group_row(model)
+    assert model.rule(row).group_unreviewed == 3
+    model.expand(row)
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=5000)
+    member = model.rule(row + 2)
+    rules.select_row(row + 2)
+    rules.view.setFocus()
+    qtbot.keyClick(rules.view, Qt.Key.Key_D)  # one rule selected: the single decision path
+    wait_idle(copies_window)  # the decision is written, then the table re-reads its rows and the open group
+    assert copies_window.services.reviews.current(member.rule_id).action == "defer"
+    head = _group_row(model)
+    tip = model.index(head, COL_TRIGGER).data(Qt.ItemDataRole.ToolTipRole).replace("\xa0", " ")
+    assert model.rule(head).group_unreviewed == 2 and "2 unreviewed" in tip
+    assert model.is_expanded(head) and model.rowCount() == 4
+    shown = next(model.rule(r) for r in range(model.rowCount()) if model.rule(r).rule_id == member.rule_id)
+    assert shown.status == "defer" and rules.progress_label.text() == "1 / 4 reviewed"
 
 
 def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
@@ -115,7 +178,7 @@ def test_the_grouped_model_keeps_qts_contract_while_groups_expand_and_collapse(
     assert model.rowCount() == model.rule_total - 1 and not model.is_expanded(groups[0])
 
 
-def test_grouped_pages_arrive_off_the_gui_thread_and_groups_expand_without_sql(
+def test_grouped_pages_and_a_groups_members_are_read_off_the_gui_thread(
         qtbot: Any, replayed: StoreServices, runner: JobRunner) -> None:
     model = RuleTableModel(replayed.results, page_size=7)
     model.set_executor(DatabaseExecutor(runner, lambda: replayed))
@@ -130,8 +193,38 @@ def test_grouped_pages_arrive_off_the_gui_thread_and_groups_expand_without_sql(
             qtbot.waitUntil(lambda: not model.busy, timeout=5000)
             pages += 1
         groups = [r for r in range(model.rowCount()) if model.is_group(r)]
-        for row in reversed(groups):  # members came with their page: nothing to read
-            model.expand(row)
+        assert model.rowCount() == model.total  # the pages hold the group rows only
+        for row in reversed(groups):
+            shown = model.rowCount()
+            with qtbot.waitSignal(model.members_loaded, timeout=5000):
+                assert model.expand(row) and model.rowCount() == shown  # asked; shown when read
         assert model.rowCount() == model.rule_total
     assert pages >= 1 and len(groups) == 2
     assert not guard.seen, guard.report()
+
+
+def test_a_selected_member_is_selected_again_in_the_next_session(
+        qtbot: Any, copies_window: MainWindow, runner: JobRunner) -> None:
+    rules = copies_window.workspace.rules
+    model = rules.model
+    row = _group_row(model)
+    member = _members(copies_window, row)[-1]
+    rules.select_rule(member.rule_id)
+    qtbot.waitUntil(lambda: rules.current_rule_id() == member.rule_id, timeout=5000)
+    path = copies_window.services.path
+    copies_window.close()  # saves the session: the rule selected
+    copies_window.services.close()
+
+    services = open_services(path)
+    again = MainWindow(services, runner, make_settings(), open_services)
+    qtbot.addWidget(again)
+    again.show()
+    try:
+        # The member's group is collapsed in a new window: it is read, expanded and the member selected.
+        qtbot.waitUntil(lambda: again.workspace.rules.current_rule_id() == member.rule_id, timeout=10_000)
+        shown = again.workspace.rules.view.currentIndex().row()
+        assert again.rule_model.is_member(shown) and again.rule_model.is_expanded(again.rule_model.group_row(shown))
+    finally:
+        wait_idle(again)
+        again.close()
+        services.close()
