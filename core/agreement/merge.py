@@ -145,8 +145,9 @@ def import_file(store: Store, path: Path | str, importer: str) -> MergeReport:
         screened = screen(payload, text, str(source))  # before any database sees a key
         with one_transaction(store) as tx:
             return _merge(tx, payload, f"import:{source.name}", importer, screened)
-    except (KeyError, TypeError, AttributeError) as error:
-        # A hand-edited or truncated file: name it and what is missing; nothing was merged.
+    except (KeyError, TypeError, AttributeError, ValueError, LookupError) as error:
+        # A hand-edited or truncated file (a missing field, an answer no item takes): name it and
+        # what is wrong; nothing was merged.
         what = f"missing field {error}" if isinstance(error, KeyError) else str(error)
         raise BadTeamFile(f"{source}: a malformed entry ({what}); nothing was imported") from error
 

@@ -1,5 +1,6 @@
-"""Key limits on a team file: an entry whose indexed text is over the store's limits is refused
-alone, named by file, line, field and limit, and the entries around it are merged.
+"""Key limits on a team file: an entry whose indexed text is over the store's limits (or holds a
+NUL character, which PostgreSQL text cannot) is refused alone, named by file, line, field and
+limit, and the entries around it are merged.
 
 A team export (``core.agreement.merge``) carries the keys the store indexes or looks things up
 by: a label's ``(corpus, file, trajectory_id)``, reviewer and lead names, a session's uid, a
@@ -89,6 +90,11 @@ def screen(payload: Mapping[str, Any], text: str, file: str) -> Screened:
             continue
         bad: set[int] = set()
         for index, entry in enumerate(entries):
+            for found in _nul_paths(entry, ()):  # PostgreSQL text cannot hold NUL: the merge would fail there
+                bad.add(index)
+                full = (section, index, *found)
+                refused.append(RefusedEntry(file, where.line(full), dotted(full),
+                                            f"{NUL_REASON}; this {_ENTRY[section]} was not imported"))
             for path, limit, what in fields:
                 for found, value in _values(entry, path):
                     problem = text_oversize(dotted(found), value, limit, what)
@@ -102,6 +108,25 @@ def screen(payload: Mapping[str, Any], text: str, file: str) -> Screened:
 
 
 _ENTRY = {"labels": "label", "adjudications": "adjudication", "sessions": "session", "judgements": "judgement"}
+
+
+NUL_REASON = "contains the NUL character (\\u0000), which the store cannot hold (PostgreSQL text cannot)"
+
+
+def _nul_paths(node: Any, at: JsonPath) -> Iterator[JsonPath]:
+    """Where a text (a value or a key) holds NUL: the corpus importer refuses it the same way."""
+    if isinstance(node, str):
+        if "\x00" in node:
+            yield at
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            if "\x00" in str(key):
+                yield at
+            else:
+                yield from _nul_paths(value, (*at, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _nul_paths(value, (*at, index))
 
 
 def dotted(path: JsonPath) -> str:

@@ -171,3 +171,35 @@ def test_the_cli_prints_each_refused_entry_and_exits_with_an_error(
     out = capsys.readouterr().out
     assert f"refused {tmp_path / 'team.json'}:{_line_of(text, huge)} labels[3].trajectory.trajectory_id: 10,000 bytes" in out
     assert "'labels': 3" in out
+
+
+def test_a_nul_character_refuses_its_entry_on_both_back_ends(tmp_path: Path, exported: dict[str, Any], bo: Store) -> None:
+    # PostgreSQL text cannot hold NUL: the whole merge failed there; SQLite refuses it the same way now.
+    exported["labels"][2]["label"]["directive"] = "pull\u0000 first"
+    text = _write(tmp_path / "team.json", exported)
+    report = import_file(bo, tmp_path / "team.json", importer="bo")
+    [refused] = report.refused
+    assert (refused.field, refused.line) == ("labels[2].label.directive", _line_of(text, "pull\u0000 first"))
+    assert "NUL character" in refused.reason and report.added["labels"] == 3
+
+
+def test_a_judgement_with_an_answer_no_item_takes_is_a_clear_error_and_nothing_is_merged(
+    tmp_path: Path, exported: dict[str, Any], bo: Store,
+) -> None:
+    from core.agreement.merge import BadTeamFile
+
+    exported["judgements"][0]["answer"] = "maybe"
+    _write(tmp_path / "team.json", exported)
+    with pytest.raises(BadTeamFile, match=r"team\.json: a malformed entry \('maybe' is not an answer"):
+        import_file(bo, tmp_path / "team.json", importer="bo")
+    assert LabelRepository(bo).labels(reviewer="ana", include_orphans=True) == []
+
+
+def test_the_label_service_refuses_an_oversized_key_from_any_caller(bo: Store) -> None:
+    from core.domain.labels import TrajectoryKey
+    from core.labels.service import import_label
+
+    key = TrajectoryKey("c", "a.jsonl", 1, _huge(7), "h")
+    with pytest.raises(ValueError, match=rf"trajectory\.trajectory_id: 10,000 bytes, over the {MAX_KEY_BYTES:,}-byte"):
+        import_label(bo, None, key, "ana", PUSH, "2026-01-01", "2026-01-01", "import:x.json", "bo")
+    assert LabelRepository(bo).labels(include_orphans=True) == []
