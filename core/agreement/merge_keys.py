@@ -15,7 +15,9 @@ text to that field: only for refused entries (the file is parsed once, in C, eit
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +84,9 @@ class Screened:
 def screen(payload: Mapping[str, Any], text: str, file: str) -> Screened:
     """Check every key of every entry against the store's limits, before anything is merged."""
     where = _Locator(text)
+    # PostgreSQL text cannot hold NUL (the merge would fail there). JSON always escapes it as
+    # \u0000: a file without that escape needs no walk for it.
+    may_hold_nul = "\\u0000" in text
     skipped: dict[str, frozenset[int]] = {}
     refused: list[RefusedEntry] = []
     for section, fields in FIELDS.items():
@@ -90,7 +95,7 @@ def screen(payload: Mapping[str, Any], text: str, file: str) -> Screened:
             continue
         bad: set[int] = set()
         for index, entry in enumerate(entries):
-            for found in _nul_paths(entry, ()):  # PostgreSQL text cannot hold NUL: the merge would fail there
+            for found in _nul_paths(entry, ()) if may_hold_nul else ():
                 bad.add(index)
                 full = (section, index, *found)
                 refused.append(RefusedEntry(file, where.line(full), dotted(full),
@@ -139,6 +144,13 @@ def dotted(path: JsonPath) -> str:
 
 def _values(node: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Any]]:
     """The values at ``path`` (``_ANY`` stands for every element of a list), with their concrete paths."""
+    if _ANY not in path:  # the common case, walked without recursion (it runs for every field of every entry)
+        for step in path:
+            if not isinstance(node, dict) or step not in node:
+                return
+            node = node[step]
+        yield path, node
+        return
     if not path:
         yield (), node
         return
@@ -159,13 +171,19 @@ class _Locator:
 
     def __init__(self, text: str) -> None:
         self._text = text
+        # Both filled lazily and kept: many refused entries in a big file cost one pass, not one each.
+        self._elements: dict[int, list[int]] = {}  # a list's offset -> its elements' offsets so far
+        self._members: dict[int, dict[str, int]] = {}  # an object's offset -> its members' offsets
+        self._newlines: list[int] | None = None
 
     def line(self, path: JsonPath) -> int | None:
         try:
             offset = self._offset(path)
         except (ValueError, IndexError):
             return None
-        return self._text.count("\n", 0, offset) + 1
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self._text)]
+        return bisect.bisect_left(self._newlines, offset) + 1
 
     def _ws(self, i: int) -> int:
         while i < len(self._text) and self._text[i] in " \t\r\n":
@@ -184,27 +202,33 @@ class _Locator:
     def _element(self, i: int, index: int) -> int:
         if self._text[i] != "[":
             raise ValueError("not a list")
-        i = self._ws(i + 1)
-        for _ in range(index):
-            i = self._skip(i)
-            if self._text[i] != ",":
+        known = self._elements.setdefault(i, [self._ws(i + 1)])
+        while len(known) <= index:
+            after = self._skip(known[-1])
+            if self._text[after] != ",":
                 raise ValueError("no such element")
-            i = self._ws(i + 1)
-        return i
+            known.append(self._ws(after + 1))
+        return known[index]
 
     def _member(self, i: int, key: str) -> int:
+        members = self._members.get(i)
+        if members is None:
+            members = self._members[i] = self._scan_members(i)
+        if key not in members:
+            raise ValueError(f"no member {key!r}")
+        return members[key]
+
+    def _scan_members(self, i: int) -> dict[str, int]:
+        """Each key of the object at ``i`` -> its value's offset (the last of duplicates, as json.loads keeps)."""
         if self._text[i] != "{":
             raise ValueError("not an object")
         i = self._ws(i + 1)
-        found = None
+        found: dict[str, int] = {}
         while self._text[i] == '"':
             name, i = self._decoder.raw_decode(self._text, i)
             i = self._ws(self._ws(i) + 1)  # past the colon
-            if name == key:
-                found = i  # the last of duplicate keys, as json.loads keeps it
+            found[name] = i
             i = self._skip(i)
             if self._text[i] == ",":
                 i = self._ws(i + 1)
-        if found is None:
-            raise ValueError(f"no member {key!r}")
         return found
