@@ -96,3 +96,16 @@ def test_superseding_after_another_reviewer_reapproved_asks_and_keep_mine_saves_
     done = PromotionRepository(other).get(standing)
     assert done is not None and (done.status, done.superseded_by) == ("superseded", successor)
     assert _lifecycle(other, standing) == [(window.identity.name, "supersede")]
+
+
+def test_keep_mine_on_a_rule_already_retired_says_so_and_overwrites_nothing(
+        window: Any, other: Store, seeded: tuple[Path | str, int], qtbot: Any) -> None:
+    panel, standing = _standing_page(window, other, seeded[1], qtbot, _Prompts())
+    decide(other, DecisionRequest("retire", "bo", standing_id=standing, reason="obsolete"))
+    panel.retire_selected()
+    idle(window.runner)
+    panel.conflict_dialog.keep_mine.click()  # written again on bo's version: the rule is retired already
+    idle(window.runner)
+    assert f"cannot retire {standing}: it is retired, not active" in panel.message.text()
+    assert _lifecycle(other, standing) == [("bo", "retire")]
+    assert PromotionRepository(other).get(standing).status_reason == "obsolete"  # type: ignore[union-attr]
