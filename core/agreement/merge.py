@@ -10,7 +10,10 @@ trajectory_id, content hash), a session is its uid, an item is (session uid, ord
 * another reviewer's label for the same trajectory -> both are kept (each reviewer's own);
 * the same reviewer with different content in both stores -> a conflict is reported and
   nothing is overwritten (likewise for a judgement, or an adjudication in force);
-* a trajectory the store does not have -> the label is kept unattached and reported.
+* a trajectory the store does not have -> the label is kept unattached and reported;
+* an entry whose key is longer than the store accepts (a 10 KB trajectory id, reviewer name,
+  session uid...: ``core.agreement.merge_keys``) -> that entry is refused, reported with file,
+  line, field and limit, and the entries around it are merged, on SQLite and PostgreSQL alike.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.agreement.merge_keys import RefusedEntry, Screened, screen
 from core.agreement.session import commit_judgement
 from core.domain.agreement import QUESTION_SINGLE, PopulationItem
 from core.domain.labels import LabelText, TrajectoryKey
@@ -114,6 +118,7 @@ class MergeReport:
     unchanged: dict[str, int]
     conflicts: tuple[MergeConflict, ...]
     unmatched: tuple[str, ...]  # trajectories this store does not have (labels kept unattached)
+    refused: tuple[RefusedEntry, ...] = ()  # entries not merged: a key over the store's limits
 
 
 def _where(key: TrajectoryKey) -> str:
@@ -128,7 +133,8 @@ def import_file(store: Store, path: Path | str, importer: str) -> MergeReport:
     """
     source = Path(path)
     try:
-        payload = json.loads(source.read_text(encoding="utf-8"))
+        text = source.read_text(encoding="utf-8")
+        payload = json.loads(text)
     except (OSError, ValueError) as error:
         raise BadTeamFile(f"{source}: not a readable team export ({error})") from error
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -136,15 +142,17 @@ def import_file(store: Store, path: Path | str, importer: str) -> MergeReport:
     if int(payload.get("version", 0)) > FORMAT_VERSION:
         raise BadTeamFile(f"{source}: written by a newer Workbench (format version {payload.get('version')})")
     try:
+        screened = screen(payload, text, str(source))  # before any database sees a key
         with one_transaction(store) as tx:
-            return _merge(tx, payload, f"import:{source.name}", importer)
-    except (KeyError, TypeError, AttributeError) as error:
-        # A hand-edited or truncated file: name it and what is missing; nothing was merged.
+            return _merge(tx, payload, f"import:{source.name}", importer, screened)
+    except (KeyError, TypeError, AttributeError, ValueError, LookupError) as error:
+        # A hand-edited or truncated file (a missing field, an answer no item takes): name it and
+        # what is wrong; nothing was merged.
         what = f"missing field {error}" if isinstance(error, KeyError) else str(error)
         raise BadTeamFile(f"{source}: a malformed entry ({what}); nothing was imported") from error
 
 
-def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) -> MergeReport:
+def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str, screened: Screened) -> MergeReport:
     labels = LabelRepository(store)
     added: dict[str, int] = defaultdict(int)
     same: dict[str, int] = defaultdict(int)
@@ -158,7 +166,7 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
             unmatched.append(f"{_where(key)} ({how})")
         return key, pk
 
-    for entry in payload.get("labels", []):
+    for entry in _kept(payload, "labels", screened):
         key, pk = resolve(entry["trajectory"])
         text = LabelText.from_dict(entry["label"])
         state, local = import_label(store, pk, key, entry["reviewer"], text, entry["created_at"], entry["updated_at"],
@@ -166,7 +174,7 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
         _tally(state, "labels", added, same)
         if state == "conflict" and local is not None:
             conflicts.append(MergeConflict("label", _where(key), entry["reviewer"], local.text.to_dict(), text.to_dict()))
-    for entry in payload.get("adjudications", []):
+    for entry in _kept(payload, "adjudications", screened):
         key, pk = resolve(entry["trajectory"])
         text = LabelText.from_dict(entry["label"])
         state, current = import_adjudication(store, pk, key, entry["lead"], entry.get("chosen_reviewer"), text,
@@ -176,7 +184,7 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
             conflicts.append(MergeConflict("adjudication", _where(key), entry["lead"],
                                            dict(current.text.to_dict(), lead=current.lead), text.to_dict()))
     session_ids = {}
-    for entry in payload.get("sessions", []):
+    for entry in _kept(payload, "sessions", screened):
         session_id, state = _import_session(store, entry, origin)
         _tally(state, "sessions", added, same)
         if state == "conflict":
@@ -184,8 +192,19 @@ def _merge(store: Store, payload: dict[str, Any], origin: str, importer: str) ->
                                            "different items under the same uid", None))
             continue
         session_ids[entry["uid"]] = session_id
-    _import_judgements(store, payload.get("judgements", []), session_ids, origin, added, same, conflicts)
-    return MergeReport(dict(added), dict(same), tuple(conflicts), tuple(dict.fromkeys(unmatched)))
+    refused = list(screened.refused)
+    judgements = list(_kept(payload, "judgements", screened))
+    refused_sessions = {e.get("uid") for i, e in enumerate(payload.get("sessions", [])) if not screened.keeps("sessions", i)}
+    orphans = sum(1 for j in judgements if j.get("session") in refused_sessions)
+    if orphans:  # said once, not silently dropped: their session is refused above
+        refused.append(RefusedEntry(screened.refused[0].file, None, "judgements",
+                                    f"{orphans} judgement(s) of the refused session(s) above were not imported"))
+    _import_judgements(store, judgements, session_ids, origin, added, same, conflicts)
+    return MergeReport(dict(added), dict(same), tuple(conflicts), tuple(dict.fromkeys(unmatched)), tuple(refused))
+
+
+def _kept(payload: dict[str, Any], section: str, screened: Screened) -> list[Any]:
+    return [e for i, e in enumerate(payload.get(section, [])) if screened.keeps(section, i)]
 
 
 def _tally(state: str, kind: str, added: dict[str, int], same: dict[str, int]) -> None:

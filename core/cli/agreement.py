@@ -148,7 +148,8 @@ def cmd_team_import(args: argparse.Namespace, store: Store) -> int:
         return EXIT_ERROR
     if args.json:
         _print_json({"added": report.added, "unchanged": report.unchanged, "unmatched": list(report.unmatched),
-                     "conflicts": [c.__dict__ for c in report.conflicts]})
+                     "conflicts": [c.__dict__ for c in report.conflicts],
+                     "refused": [r.__dict__ for r in report.refused]})
     else:
         print(f"added {report.added}, unchanged {report.unchanged}")
         for conflict in report.conflicts:
@@ -156,7 +157,9 @@ def cmd_team_import(args: argparse.Namespace, store: Store) -> int:
                   f"not imported {conflict.incoming!r}")
         for where in report.unmatched:
             print(f"not in this store: {where}")
-    return EXIT_ERROR if report.conflicts else EXIT_OK
+        for refused in report.refused:  # the entries around each were merged
+            print(f"refused {refused}")
+    return EXIT_ERROR if report.conflicts or report.refused else EXIT_OK
 
 
 def cmd_assign(args: argparse.Namespace, store: Store) -> int:

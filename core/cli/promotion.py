@@ -19,7 +19,6 @@ from core.store.engine import Store, default_store_path, store_location
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_CONFLICT = 3  # someone changed the rule since the caller read it: nothing saved (scripts retry on this)
-_CHECKED_ACTIONS = ("approve", "reject", "defer")  # the decisions that carry a rule's row version
 
 _MARK = {"pass": "ok", "fail": "FAIL", "warn": "warn", "not_measured": "n/m"}
 
@@ -62,7 +61,7 @@ def register(subparsers: Any) -> None:
                    help="waive one broken trajectory with a reason (repeatable)")
     p.add_argument("--expected-version", type=_row_version, default=None, metavar="N",
                    help="the rule's row_version you saw (`promotions --json`); refused if it changed since "
-                        "(approve / reject / defer)")
+                        "(every action: retire / supersede name the version of the standing rule's rule)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_decide)
 
@@ -140,10 +139,6 @@ def cmd_decide(args: argparse.Namespace, store: Store) -> int:
             print(f"error: --waive expects TRAJECTORY_ID=REASON, got {entry!r}", file=sys.stderr)
             return EXIT_ERROR
         waivers[tid.strip()] = why
-    if args.expected_version is not None and args.action not in _CHECKED_ACTIONS:
-        print(f"error: --expected-version applies to {', '.join(_CHECKED_ACTIONS)}, not {args.action}",
-              file=sys.stderr)
-        return EXIT_ERROR
     request = DecisionRequest(
         args.action, args.reviewer, rule_id=args.rule, run_id=args.run, standing_id=args.standing,
         successor=args.successor, reason=args.reason, override_verdict=args.override_verdict,

@@ -40,6 +40,14 @@ def oversize_reason(length: int, limit: int, what: str) -> str:
     )
 
 
+def text_oversize(path: str, value: object, limit: int, what: str) -> FieldProblem | None:
+    """The problem with one indexed text field, or None (anything but text is not measured here).
+
+    The one check every reader of indexed text uses: corpus records and rules below, and the
+    team files reviewers exchange (``core.agreement.merge_keys``)."""
+    return next(_too_long(path, value, limit, what), None) if isinstance(value, str) else None
+
+
 def _too_long(path: str, value: str, limit: int, what: str) -> Iterator[FieldProblem]:
     length = len(value.encode("utf-8", errors="surrogatepass"))
     if length > limit:

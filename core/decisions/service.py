@@ -274,15 +274,19 @@ def _lifecycle(store: Store, request: DecisionRequest, reviewer: str, reason: st
         if request.successor and not promotion_exists(session, request.successor):
             _adopt(session, reviewer, request.successor, None)
         extra = _audit_extra(request, None, None)
+        # Like a decision, the write names the rule version the reviewer saw: a standing rule another
+        # reviewer retired, superseded or re-approved since is a conflict and nothing is written.
         if request.action == "retire":
-            promotion = retire_in(session, standing_id, reviewer, reason, extra)
+            promotion = retire_in(session, standing_id, reviewer, reason, extra, request.expected_version)
             message = f"{standing_id} retired."
         else:
             if not request.successor:
                 raise ValueError("supersede needs the successor's standing id")
-            promotion = supersede_in(session, standing_id, request.successor, reviewer, reason, extra)
+            promotion = supersede_in(session, standing_id, request.successor, reviewer, reason, extra,
+                                     request.expected_version)
             message = f"{standing_id} superseded by {request.successor}."
-    return DecisionOutcome(request.action, promotion.rule_id, None, promotion, False, message)
+        version = rule_version(session, promotion.rule_id)
+    return DecisionOutcome(request.action, promotion.rule_id, None, promotion, False, message, version)
 
 
 def _provenance(

@@ -6,6 +6,7 @@ from core.decisions.service import DecisionRequest, decide
 from core.store.engine import Store
 from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import Decision, ReviewRepository
+from core.store.row_versions import UNDO_RETIREMENT_REASON
 from core.store.transaction import one_transaction
 
 
@@ -23,5 +24,5 @@ def undo_last(store: Store, reviewer: str) -> Decision | None:
             standing = PromotionRepository(tx).active_for_rule(undone.rule_id)
             if standing is not None and standing.decision_id == undone.id:
                 decide(tx, DecisionRequest("retire", reviewer, standing_id=standing.standing_id,
-                                           reason="approval undone", via="review"))
+                                           reason=UNDO_RETIREMENT_REASON, via="review"))
         return undone

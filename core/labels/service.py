@@ -12,11 +12,16 @@ store (``core.store.label_writes``, plain SQL) writes the row, its history and i
   reviewer's label needs that label to exist; a ruling based on a ruling no longer in force is
   refused (``ConcurrentChangeError``, ``expected_current``: the id of the one the lead saw, 0: none);
 * a merged label or ruling never overwrites: the same reviewer's other words here (or another
-  ruling in force) is a ``conflict``, reported, and nothing is written.
+  ruling in force) is a ``conflict``, reported, and nothing is written;
+* a merged label or ruling whose key is longer than the store indexes (``core.corpus.limits``)
+  is refused with the field and the limit (``ValueError``) before any database sees it. The team
+  merge screens its file first and reports such entries by line (``core.agreement.merge_keys``);
+  this is the same check for any other caller.
 """
 
 from __future__ import annotations
 
+from core.corpus.limits import MAX_KEY_BYTES, MAX_PATH_BYTES, text_oversize
 from core.domain.errors import ReasonRequired, UnknownTrajectory
 from core.domain.labels import Adjudication, Label, LabelText, SaveResult, TrajectoryKey
 from core.store.engine import Store
@@ -89,6 +94,7 @@ def import_label(
 
     The same reviewer with other words here is a conflict: nothing is overwritten.
     """
+    _check_keys(key, reviewer=reviewer)
     new = text.normalised()
     with store.session() as session:
         existing = matching_label_in(session, trajectory_pk, key, reviewer)
@@ -103,6 +109,7 @@ def import_adjudication(
     text: LabelText, reason: str, created_at: str, origin: str, importer: str,
 ) -> tuple[str, Adjudication | None]:
     """("added" | "same" | "conflict", the ruling here). A different ruling in force here is a conflict."""
+    _check_keys(key, lead=lead, chosen_reviewer=chosen_reviewer)
     new = text.normalised()
     with store.session() as session:
         current = ruling_in_force_in(session, trajectory_pk, key)
@@ -110,3 +117,15 @@ def import_adjudication(
             return ("same" if current[1] == new.content_hash() else "conflict"), current[0]
         return "added", write_imported_ruling_in(session, trajectory_pk, key, lead, chosen_reviewer, new, reason,
                                                  created_at, origin, importer)
+
+
+def _check_keys(key: TrajectoryKey, **names: str | None) -> None:
+    fields = [("trajectory.corpus", key.corpus, MAX_PATH_BYTES, "a corpus name"),
+              ("trajectory.file", key.file, MAX_PATH_BYTES, "a file's path inside its corpus"),
+              ("trajectory.trajectory_id", key.trajectory_id, MAX_KEY_BYTES, "a trajectory id"),
+              ("trajectory.content_hash", key.record_hash, MAX_KEY_BYTES, "a content hash"),
+              *((name, value, MAX_KEY_BYTES, "a reviewer name") for name, value in names.items())]
+    for field, value, limit, what in fields:
+        problem = text_oversize(field, value, limit, what)
+        if problem is not None:
+            raise ValueError(f"{field}: {problem.reason}; nothing was written")

@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from core.domain.errors import BrokenNotOpened, PromotionError
 from core.store.engine import Store
 from core.store.review_repo import Decision, append_audit, unreviewed_broken_in, waivers_in
+from core.store.row_versions import bump_rule
 from core.store.tables import RuleRow
 from core.store.tables_promotion import PromotionRow
 from core.timeutil import utc_now
@@ -74,13 +75,14 @@ class PromotionRepository:
     # -- approve / re-approve ------------------------------------------------------------
 
     # -- lifecycle -----------------------------------------------------------------------
-    def retire(self, standing_id: str, actor: str, reason: str) -> Promotion:
+    def retire(self, standing_id: str, actor: str, reason: str, expected_version: int | None = None) -> Promotion:
         with self._store.session() as session:
-            return retire_in(session, standing_id, actor, reason)
+            return retire_in(session, standing_id, actor, reason, expected_version=expected_version)
 
-    def supersede(self, standing_id: str, by_standing_id: str, actor: str, reason: str) -> Promotion:
+    def supersede(self, standing_id: str, by_standing_id: str, actor: str, reason: str,
+                  expected_version: int | None = None) -> Promotion:
         with self._store.session() as session:
-            return supersede_in(session, standing_id, by_standing_id, actor, reason)
+            return supersede_in(session, standing_id, by_standing_id, actor, reason, expected_version=expected_version)
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, standing_id: str) -> Promotion | None:
@@ -254,8 +256,12 @@ def promote_in(
 
 
 def retire_in(session: Session, standing_id: str, actor: str, reason: str,
-              extra_audit: dict[str, Any] | None = None) -> Promotion:
+              extra_audit: dict[str, Any] | None = None, expected_version: int | None = None) -> Promotion:
+    """Retire an active standing rule; ``expected_version``: its rule's row version the actor saw."""
     row = _get_row(session, standing_id)
+    # The version first: a rule another reviewer retired, superseded or re-approved since is a
+    # conflict naming them (ConcurrentChangeError), not a bare "it is retired".
+    bump_rule(session, row.rule_id, expected_version)
     if row.status != "active":
         raise PromotionError(f"cannot retire {standing_id}: it is {row.status}, not active")
     before = _state(row)
@@ -267,11 +273,14 @@ def retire_in(session: Session, standing_id: str, actor: str, reason: str,
 
 
 def supersede_in(session: Session, standing_id: str, by_standing_id: str, actor: str, reason: str,
-                 extra_audit: dict[str, Any] | None = None) -> Promotion:
+                 extra_audit: dict[str, Any] | None = None, expected_version: int | None = None) -> Promotion:
+    """Replace a standing rule by an active one; ``expected_version`` as for ``retire_in`` (the
+    superseded rule's version: that is the rule the write changes)."""
     if standing_id == by_standing_id:
         raise PromotionError(f"{standing_id} cannot supersede itself")
     row = _get_row(session, standing_id)
     successor = _get_row(session, by_standing_id)
+    bump_rule(session, row.rule_id, expected_version)
     if row.status == "superseded":
         raise PromotionError(f"{standing_id} is already superseded by {row.superseded_by}")
     if successor.status != "active":

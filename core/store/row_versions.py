@@ -16,6 +16,7 @@ from another lead is a conflict (:func:`check_adjudication`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,9 +29,13 @@ if TYPE_CHECKING:
     from core.store.engine import Store
 
 __all__ = [
-    "ConcurrentChangeError", "LastChange", "adjudication_in_force", "adjudications_in_force", "bump_rule",
-    "check_adjudication", "last_rule_change", "rule_version", "rule_versions", "version_after_own_undo",
+    "UNDO_RETIREMENT_REASON", "ConcurrentChangeError", "LastChange", "adjudication_in_force", "adjudications_in_force",
+    "bump_rule", "check_adjudication", "last_rule_change", "rule_version", "rule_versions", "version_after_own_undo",
 ]
+
+
+# The reason of the retirement an undone approval's standing rule gets (``core.decisions.undo``).
+UNDO_RETIREMENT_REASON = "approval undone"
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,9 @@ def version_after_own_undo(store: Store, rule_id: int, reviewer: str) -> int | N
     """The rule's version right after ``reviewer``'s undo, if nothing changed the rule since (else None).
 
     Undo writes no version of its own to return; this reads it back and accepts it only when
-    the newest change of the rule is that undo (every change is a decision row or a text
-    version), so a screen never takes on a version that hides another reviewer's change."""
+    the newest change of the rule is that undo (every change is a decision row, a text version or
+    a retirement / supersession audit event), so a screen never takes on a version that hides
+    another reviewer's change."""
     with store.read_session() as session:
         version = rule_version(session, rule_id)
         newest = session.execute(text(
@@ -67,7 +73,14 @@ def version_after_own_undo(store: Store, rule_id: int, reviewer: str) -> int | N
             {"id": rule_id}).first()
         edited = session.execute(text("SELECT max(created_at) FROM rule_version WHERE rule_id = :id AND version > 1"),
                                  {"id": rule_id}).scalar_one_or_none()
+        lifecycle = _lifecycle_row(session, rule_id)
     if newest is None or (str(newest[0]), str(newest[1])) != (reviewer, "undo"):
+        return None
+    # A retirement or supersession after the undo is a change too, unless it is the undo's own
+    # retirement of the standing rule the undone approval made (same reviewer, same transaction).
+    own_retirement = lifecycle is not None and (str(lifecycle[0]), str(lifecycle[1]), lifecycle[3]) == (
+        reviewer, "retire", UNDO_RETIREMENT_REASON)
+    if lifecycle is not None and str(lifecycle[4]) >= str(newest[2]) and not own_retirement:
         return None
     if edited is not None and str(edited) >= str(newest[2]):  # an edit at the same instant: cannot tell
         return None
@@ -105,12 +118,34 @@ def last_rule_change(session: Session, rule_id: int) -> LastChange | None:
         "SELECT author, version, created_at FROM rule_version WHERE rule_id = :id ORDER BY version DESC LIMIT 1"),
         {"id": rule_id}).first()
     changes = []
+    lifecycle = _last_lifecycle(session, rule_id)
     if decision is not None:
         reason = f" ({decision[2]})" if decision[2] else ""
         changes.append(LastChange(str(decision[0]), f"{decision[1]}{reason}", str(decision[3])))
     if edit is not None and int(edit[1]) > 1:
         changes.append(LastChange(str(edit[0]), f"edited the rule (version {edit[1]})", str(edit[2])))
+    if lifecycle is not None:
+        changes.append(lifecycle)
     return max(changes, key=lambda c: c.at) if changes else None
+
+
+def _lifecycle_row(session: Session, rule_id: int) -> Any:
+    """The newest retirement or supersession of one of the rule's standing rules (audit events:
+    neither is a decision row nor a text version, yet each changes the rule's version)."""
+    return session.execute(text(
+        "SELECT a.actor, a.action, a.target_id, a.reason, a.at, a.after_json FROM audit_event a "
+        "JOIN promotion p ON a.target_kind = 'promotion' AND a.target_id = p.standing_id "
+        "WHERE p.rule_id = :id AND a.action IN ('retire', 'supersede') ORDER BY a.id DESC LIMIT 1"),
+        {"id": rule_id}).first()
+
+
+def _last_lifecycle(session: Session, rule_id: int) -> LastChange | None:
+    row = _lifecycle_row(session, rule_id)
+    if row is None:
+        return None
+    successor = (json.loads(row[5]) if row[5] else {}).get("superseded_by") if row[1] == "supersede" else None
+    what = f"{row[1]}d {row[2]}" + (f" by {successor}" if successor else "") + (f" ({row[3]})" if row[3] else "")
+    return LastChange(str(row[0]), what, str(row[4]))
 
 
 def bump_rule(session: Session, rule_id: int, expected: int | None = None) -> int:

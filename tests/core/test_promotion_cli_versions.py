@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixtures)
 
-from core.cli.promotion import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, register
+from core.cli.promotion import EXIT_CONFLICT, EXIT_OK, register
 from core.promotion import approve
 from core.store.engine import Store
 from core.store.promotion_repo import PromotionRepository
@@ -87,15 +87,28 @@ def test_a_decision_on_a_rule_changed_since_is_refused_with_who_did_what(
     assert PromotionRepository(b.store).active_for_rule(rule) is None
 
 
-def test_expected_version_on_retire_is_refused_not_ignored(queued: tuple[Builder, int],
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("action", ["retire", "supersede"])
+def test_a_retire_or_supersede_of_a_rule_retired_since_is_refused_with_who_did_what(
+    queued: tuple[Builder, int], capsys: pytest.CaptureFixture[str], action: str,
+) -> None:
     b, rule = queued
-    approve(b.store, rule, 1, "ana", "fine")
-    code = _cli(["decide", "retire", "--rule", str(rule), "--reviewer", "ana", "--reason", "old",
-                 "--expected-version", "0"], b.store)
-    assert code == EXIT_ERROR
-    assert "--expected-version applies to approve, reject, defer" in capsys.readouterr().err
-    assert PromotionRepository(b.store).active_for_rule(rule) is not None  # still active
+    standing = approve(b.store, rule, 1, "ana", "fine").promotion.standing_id
+    other = b.rule("c/b.yaml", "when the push is rejected again", "fetch, rebase, push")
+    run = b.run([(other, "pass", {"prevented": ["F-1"]})])
+    successor = approve(b.store, other, run, "ana", "narrower").promotion.standing_id
+    seen = _seen_version(b.store, rule, capsys)  # bo reads the queue ...
+    assert _cli(["decide", "retire", "--standing", standing, "--reviewer", "ana", "--reason", "obsolete"],
+                b.store) == EXIT_OK  # ... ana retires the standing rule meanwhile ...
+    capsys.readouterr()
+    more = ["--by", successor] if action == "supersede" else []
+    code = _cli(["decide", action, "--standing", standing, *more, "--reviewer", "bo", "--reason", "mine",
+                 "--expected-version", str(seen), "--json"], b.store)
+    assert code == EXIT_CONFLICT
+    captured = capsys.readouterr()
+    assert f"ana retired {standing} (obsolete)" in captured.err
+    assert json.loads(captured.out)["conflict"]["by"] == "ana"
+    retired = PromotionRepository(b.store).get(standing)
+    assert retired is not None and (retired.status, retired.superseded_by) == ("retired", None)
 
 
 def test_a_negative_expected_version_is_a_usage_error(queued: tuple[Builder, int],

@@ -301,6 +301,9 @@ class TeamPage(TeamStatusSection):
         if report.unmatched:
             text += f" {len(report.unmatched)} label(s) for trajectories this store lacks were kept unattached: " \
                     + "; ".join(report.unmatched[:5])
+        if report.refused:  # a key over the store's limits: that entry only, the others were merged
+            text += f" {len(report.refused)} entr{'y' if len(report.refused) == 1 else 'ies'} refused: " \
+                    + "; ".join(str(r) for r in report.refused[:5])
         self.merge_label.setText(text)
         self.conflict_model.set_rows(report.conflicts)
         self.refresh()

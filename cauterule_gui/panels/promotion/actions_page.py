@@ -1,9 +1,9 @@
 """Promotion's actions: approve, waive broken evidence, reject, defer, re-approve, retire, supersede.
 
-A decision names the rule's row version read with the queue (or the one this window's own last
-write left): when another reviewer decided on or edited the rule since, nothing is saved and the
-conflict dialog (``cauterule_gui.review_conflicts``) lets the reviewer keep theirs, take the
-other's, or cancel.
+A decision, a retirement and a supersession name the rule's row version read with the queue (or
+the one this window's own last write left): when another reviewer decided on, edited, retired,
+superseded or re-approved the rule since, nothing is saved and the conflict dialog
+(``cauterule_gui.review_conflicts``) lets the reviewer keep theirs, take the other's, or cancel.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ class ActionsPage:
         if not reason:
             return None
         request = DecisionRequest("retire", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
-                                  reason=reason, via="promotion")
+                                  reason=reason, via="promotion", expected_version=self._expected(item))
         return self._send(item, request, "retire")
 
     def supersede_selected(self) -> JobHandle | None:
@@ -163,7 +163,8 @@ class ActionsPage:
             return None
         successor, reason = answer
         request = DecisionRequest("supersede", reviewer, rule_id=item.rule_id, standing_id=item.standing_id,
-                                  successor=successor, reason=reason, via="promotion")
+                                  successor=successor, reason=reason, via="promotion",
+                                  expected_version=self._expected(item))
         return self._send(item, request, "supersede")
 
     def _ready(self) -> tuple[QueueItem | None, str | None]:
