@@ -13,7 +13,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from sqlalchemy import text
 
 from core.store.engine import StoreOpenError, open_store
