@@ -99,21 +99,24 @@ class OutcomeBlock:
 
 
 def _codes(values: Sequence[str | None], strings: dict[str, int]) -> npt.NDArray[np.int16]:
-    out = np.empty(len(values), dtype=np.int16)
-    for i, value in enumerate(values):
-        out[i] = -1 if value is None else strings.setdefault(value, len(strings))
-    return out
+    # One dict lookup per row in C (map over __getitem__): a Python loop here cost as much as
+    # the rest of the encoding together.
+    table: dict[str | None, int] = {None: -1}
+    for value in set(values):
+        if value is not None:
+            table[value] = strings.setdefault(value, len(strings))
+    return np.fromiter(map(table.__getitem__, values), dtype=np.int16, count=len(values))
 
 
 def _floats(values: Sequence[float | None]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    # numpy turns None into NaN in C; only when a NaN shows up is it told apart from None in Python.
-    array = np.array(values, dtype=np.float64)
-    nan = np.isnan(array)
-    if not nan.any():
-        return array, nan
-    missing = np.fromiter((v is None for v in values), dtype=np.bool_, count=len(values))
-    array[missing] = 0.0
-    return array, missing
+    n = len(values)
+    nones = values.count(None) if isinstance(values, tuple | list) else sum(v is None for v in values)
+    if nones == n:  # a lexical run: no cosine at all
+        return np.zeros(n, dtype=np.float64), np.ones(n, dtype=np.bool_)
+    if nones == 0:  # converted in C
+        return np.array(values, dtype=np.float64), np.zeros(n, dtype=np.bool_)
+    missing = np.fromiter((v is None for v in values), dtype=np.bool_, count=n)
+    return np.array([0.0 if v is None else v for v in values], dtype=np.float64), missing
 
 
 def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str | None] | None = None) -> OutcomeBlock:
@@ -126,7 +129,7 @@ def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str
         raise ValueError(f"an outcome has {len(columns)} fields, expected the 10 of PairOutcome")
     pk_col, bucket_col, score, token_f1, bigram, cosine, view, floor, threshold, margin = columns
     try:
-        buckets = np.array([BUCKET_CODE[b] for b in bucket_col], dtype=np.uint8)
+        buckets = np.fromiter(map(BUCKET_CODE.__getitem__, bucket_col), dtype=np.uint8, count=n)
     except KeyError as exc:
         raise ValueError(f"outcome bucket {exc.args[0]!r}: expected one of {', '.join(BUCKETS)}") from None
     strings: dict[str, int] = {}

@@ -144,3 +144,38 @@ def trajectory_meta(session: Session, pks: Sequence[int] | npt.NDArray[np.int64]
 def bucket_of(block: OutcomeBlock) -> dict[int, str]:
     """Trajectory key -> bucket name."""
     return {pk: BUCKETS[b] for pk, b in zip(block.pk.tolist(), block.bucket.tolist(), strict=True)}
+
+
+@dataclass(frozen=True)
+class RunOutcomeSize:
+    rows: int  # outcome rows readers see (stored + derived)
+    stored: int  # pairs stored in blocks
+    block_bytes: int  # bytes of those blocks
+
+
+def run_outcome_size(session: Session, run_id: int) -> RunOutcomeSize:
+    """How many outcome rows a run has and how many it stored, counted without building them:
+    the trajectory table is read once and each pool is evaluated on its columns."""
+    stored, size = session.execute(text(
+        "SELECT coalesce(sum(b.n), 0), coalesce(sum(length(b.data)), 0) FROM replay_outcome_block b "
+        "JOIN replay_result r ON r.id = b.result_id WHERE r.run_id = :run"), {"run": run_id}).one()
+    pools = session.execute(text(
+        "SELECT p.result_id, p.domain, p.exclude_pk, p.exclude_tid, p.max_pk FROM replay_pool p "
+        "JOIN replay_result r ON r.id = p.result_id WHERE r.run_id = :run"), {"run": run_id}).all()
+    derived = 0
+    if pools:
+        rows = session.execute(text("SELECT id, success, domain, trajectory_id FROM trajectory")).all()
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        failed = ~np.array([bool(r[1]) for r in rows], dtype=np.bool_)
+        domains = np.array([r[2] for r in rows], dtype=object)
+        tids = np.array([r[3] for r in rows], dtype=object)
+        for result_id, domain, exclude_pk, exclude_tid, max_pk in pools:
+            pool = failed & (ids <= max_pk)
+            if domain is not None:
+                pool &= domains == domain
+            if exclude_pk is not None:
+                pool &= ids != exclude_pk
+            if exclude_tid is not None:
+                pool &= tids != exclude_tid
+            derived += int(pool.sum()) - int(np.isin(stored_block(session, result_id).pk, ids[pool]).sum())
+    return RunOutcomeSize(rows=int(stored) + derived, stored=int(stored), block_bytes=int(size))
