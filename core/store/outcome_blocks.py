@@ -109,14 +109,19 @@ def _codes(values: Sequence[str | None], strings: dict[str, int]) -> npt.NDArray
 
 
 def _floats(values: Sequence[float | None]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    # numpy turns None into NaN in C; only a column with a NaN is looked at again for None
+    # (a lexical run's cosines are all None; real NaN scores do not occur but stay exact).
     n = len(values)
+    array = np.array(values, dtype=np.float64)
+    nan = np.isnan(array)
+    if not nan.any():
+        return array, nan
     nones = values.count(None) if isinstance(values, tuple | list) else sum(v is None for v in values)
-    if nones == n:  # a lexical run: no cosine at all
+    if nones == n:
         return np.zeros(n, dtype=np.float64), np.ones(n, dtype=np.bool_)
-    if nones == 0:  # converted in C
-        return np.array(values, dtype=np.float64), np.zeros(n, dtype=np.bool_)
     missing = np.fromiter((v is None for v in values), dtype=np.bool_, count=n)
-    return np.array([0.0 if v is None else v for v in values], dtype=np.float64), missing
+    array[missing] = 0.0
+    return array, missing
 
 
 def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str | None] | None = None) -> OutcomeBlock:
