@@ -136,9 +136,10 @@ def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str
     n = len(outcomes)
     if spans is not None and len(spans) != n:
         raise ValueError(f"spans: {len(spans)} entries for {n} outcomes")
-    for width in {len(o) for o in outcomes}:
-        if width != 10:
-            raise ValueError(f"an outcome has {width} fields, expected the 10 of PairOutcome")
+    # The fields are read by position: a row of another shape fails in itemgetter or numpy,
+    # the first row is checked so that the message says what was expected.
+    if n and len(outcomes[0]) != 10:
+        raise ValueError(f"an outcome has {len(outcomes[0])} fields, expected the 10 of PairOutcome")
     try:
         buckets = np.fromiter(map(BUCKET_CODE.__getitem__, _column(outcomes, 1)), dtype=np.uint8, count=n)
     except KeyError as exc:
