@@ -25,6 +25,7 @@ from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1, threshold_for_corpus
 from core.replaying import ReplayInputs, materialise_expected_rules, run_replay
 from core.store.engine import open_store
+from core.store.outcome_reads import run_outcome_size
 from core.store.replay_repo import ReplayRepository
 
 
@@ -94,10 +95,8 @@ def end_to_end(corpus: Path, repeat: int = 3) -> int:
             runs.append((time.perf_counter() - t0, time.process_time() - c0, sum(spent)))
         assert summary is not None and summary.status == "complete"
         n_rules, n_traj = len(summary.inputs.rules), len(summary.inputs.trajectories)
-        with store.session() as session:
-            outcomes = int(session.connection().exec_driver_sql(
-                "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
-                "WHERE r.run_id = ?", (summary.run_id,)).scalar() or 0)
+        with store.read_session() as session:
+            outcomes = run_outcome_size(session, summary.run_id).rows
         print(f"job: {n_rules} rules x {n_traj} trajectories = {summary.pairs:,} pairs, "
               f"{outcomes:,} outcome rows saved")
         first = runs[0]

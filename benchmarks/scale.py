@@ -35,6 +35,7 @@ from core.replay.profiles import WORKBENCH  # noqa: E402
 from core.replaying import ReplayRunSummary, make_embedder, run_replay  # noqa: E402
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter  # noqa: E402
 from core.store.engine import Store, open_store  # noqa: E402
+from core.store.outcome_reads import run_outcome_size  # noqa: E402
 from core.store.replay_repo import ReplayRepository  # noqa: E402
 from core.store.result_repo import ResultRepository  # noqa: E402
 from core.store.store_file import inspect_store_file  # noqa: E402
@@ -182,27 +183,15 @@ def main() -> int:
     lexical_seconds = s
     wal = Path(f"{path}-wal")
     size = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
-    with store.session() as session:
-        connection = session.connection()
-        outcomes = int(connection.exec_driver_sql(
-            "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id WHERE r.run_id = ?",
-            (summary.run_id,)).scalar() or 0)
-        stored = int(connection.exec_driver_sql(
-            "SELECT count(*) FROM replay_outcome_stored o JOIN replay_result r ON r.id = o.result_id "
-            "WHERE r.run_id = ?", (summary.run_id,)).scalar() or 0)
-        all_stored = int(connection.exec_driver_sql("SELECT count(*) FROM replay_outcome_stored").scalar() or 0)
-        try:
-            table_bytes = int(connection.exec_driver_sql(
-                "SELECT sum(pgsize) FROM dbstat WHERE name IN ('replay_outcome_stored', 'ix_outcome_stored_pair')"
-            ).scalar() or 0)
-        except Exception:  # dbstat is a compile-time option of SQLite
-            table_bytes = 0
+    with store.read_session() as session:
+        counted = run_outcome_size(session, summary.run_id)
+    outcomes, stored = counted.rows, counted.stored
     per_million = 1e6 / max(1, summary.pairs)
     say("outcomes per run", f"{outcomes:,} rows as read ({outcomes * per_million:,.0f} per 10^6 pairs), "
                             f"{stored:,} stored ({stored * per_million:,.0f} per 10^6 pairs)")
-    if table_bytes and all_stored:
-        say("stored outcome size", f"{table_bytes / all_stored:.0f} bytes per row with its index; "
-                                   f"{table_bytes / all_stored * stored * per_million / 1e6:.1f} MB per 10^6 pairs; "
+    if stored:
+        say("stored outcome size", f"{counted.block_bytes / stored:.0f} bytes per stored pair (one block per result); "
+                                   f"{counted.block_bytes * per_million / 1e6:.1f} MB per 10^6 pairs; "
                                    f"store file {size / 1e6:,.0f} MB after 2 runs")
 
     if args.semantic:

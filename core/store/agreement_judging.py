@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from core.domain.agreement import BlindItem, ItemRecord, PopulationItem, Progress, SessionInfo
 from core.store.agreement_population import scope_replay_of
+from core.store.outcome_reads import result_block
 from core.store.review_repo import append_audit
 from core.store.tables_labels import (
     AgreementAssignmentRow,
@@ -104,9 +105,8 @@ def next_unjudged_in(session: Session, session_id: int, reviewer: str) -> ItemRe
 
 def firing_evidence_in(session: Session, result_id: int) -> tuple[int, ...]:
     """The trajectories replay says a rule fires on (a verdict item's evidence), without buckets."""
-    return tuple(int(r[0]) for r in session.execute(
-        sql("SELECT DISTINCT trajectory_pk FROM replay_outcome WHERE result_id = :res "
-            "AND bucket IN ('prevented', 'broken', 'near_miss') ORDER BY trajectory_pk"), {"res": result_id}).all())
+    block = result_block(session, result_id, ("prevented", "broken", "near_miss"))
+    return tuple(sorted(set(block.pk.tolist())))
 
 
 def blind_item(item: ItemRecord, parent: SessionInfo, choices: tuple[str, ...], scope_choices: tuple[str, ...],

@@ -16,6 +16,7 @@ from sqlalchemy import text as sql
 
 from core.domain.agreement import EVIDENCE_BUCKETS, FIRING_OF_BUCKET, IN_SCOPE, PopulationItem
 from core.store.engine import Store
+from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
 
 
 def population(store: Store, run_id: int, rule_kinds: Sequence[str] | None = None,
@@ -44,20 +45,21 @@ def population(store: Store, run_id: int, rule_kinds: Sequence[str] | None = Non
                 trigger=r["trigger"], directive=r["directive"], trajectory_pk=None, trajectory_key=None,
                 corpus=r["corpus"], replay_answer=r["verdict"], stratum=f"verdict:{r['verdict']}",
             ))
-        buckets = ",".join(f"'{b}'" for b in EVIDENCE_BUCKETS)
-        outcomes = session.execute(
-            sql(
-                f"""SELECT rr.id AS result_id, o.bucket, r.origin, rv.version, rv.trigger, rv.directive,
-                           t.id AS pk, t.line, t.trajectory_id, t.content_hash, c.name AS corpus, f.path AS file,
-                           t.success, rr.recall_pool_json
-                    FROM replay_outcome o JOIN replay_result rr ON rr.id = o.result_id
-                    JOIN rule_version rv ON rv.id = rr.rule_version_id JOIN rule r ON r.id = rv.rule_id
-                    JOIN trajectory t ON t.id = o.trajectory_pk JOIN corpus c ON c.id = t.corpus_id
-                    JOIN source_file f ON f.id = t.file_id
-                    WHERE rr.run_id = :run AND o.bucket IN ({buckets})""" + kinds_sql
-            ),
-            params,
-        ).mappings().all()
+        outcomes: list[dict[str, Any]] = []
+        for r in results:
+            block = result_block(session, int(r["id"]), EVIDENCE_BUCKETS)
+            meta = trajectory_meta(session, block.pk)
+            pool = session.execute(sql("SELECT recall_pool_json FROM replay_result WHERE id = :id"),
+                                   {"id": r["id"]}).scalar()
+            for pk, bucket in bucket_of(block).items():
+                t = meta.get(pk)
+                if t is not None:
+                    outcomes.append({
+                        "result_id": r["id"], "bucket": bucket, "origin": r["origin"], "version": r["version"],
+                        "trigger": r["trigger"], "directive": r["directive"], "pk": pk, "line": t.line,
+                        "trajectory_id": t.trajectory_id, "content_hash": t.content_hash, "corpus": t.corpus,
+                        "file": t.file, "success": t.success, "recall_pool_json": pool,
+                    })
         for o in outcomes:
             stratum = f"evidence:{o['bucket']}" + (f"@{o['corpus']}" if by_corpus else "")
             key = {"corpus": o["corpus"], "file": o["file"], "line": int(o["line"]),

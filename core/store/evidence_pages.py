@@ -12,21 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from sqlalchemy import text
 from sqlmodel import Session
 
 from core.store.engine import Store
+from core.store.outcome_reads import bucket_counts, in_evidence_order, result_block, trajectory_meta
 from core.store.replay_repo import StoredOutcome, StoredResult, _stored_result, outcome_from_row
 from core.store.review_repo import unreviewed_broken_in, waived_in
 
 PAGE = 200  # rows per page of a bucket (the first page comes with the board)
-
-_ROWS_SQL = """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus
-               FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-               JOIN corpus c ON c.id = t.corpus_id
-               WHERE o.result_id = :res AND o.bucket = :bucket
-               ORDER BY o.score DESC, t.id LIMIT :limit OFFSET :offset"""
-
 
 @dataclass(frozen=True)
 class EvidenceBundle:
@@ -96,24 +91,27 @@ def evidence_board(store: Store, result_id: int, reviewer: str | None, first: in
 
 
 def _counts(session: Session, result_id: int) -> dict[str, int]:
-    rows = session.execute(
-        text("SELECT bucket, count(*) FROM replay_outcome WHERE result_id = :res GROUP BY bucket"),
-        {"res": result_id},
-    ).all()
-    return {str(b): int(n) for b, n in rows}
+    return bucket_counts(session, result_id)
 
 
 def _page(session: Session, store: Store, result_id: int, bucket: str, offset: int, limit: int) -> list[StoredOutcome]:
-    rows = session.execute(
-        text(_ROWS_SQL), {"res": result_id, "bucket": bucket, "limit": int(limit), "offset": int(offset)},
-    ).mappings().all()
+    # The bucket's columns are decoded and sorted whole (10^4 rows: milliseconds); only the
+    # page's rows are joined with their trajectories and built as objects.
+    ordered = in_evidence_order(result_block(session, result_id, (bucket,)))
+    page = ordered.take(np.arange(min(offset, len(ordered)), min(offset + limit, len(ordered))))
+    meta = trajectory_meta(session, page.pk)
+    rows = []
+    for r in page.rows():
+        t = meta.get(r["trajectory_pk"])
+        if t is not None:  # like the former join: a row whose trajectory is gone is not shown
+            rows.append(dict(r, result_id=result_id, trajectory_id=t.trajectory_id, domain=t.domain,
+                             success=t.success, corpus=t.corpus))
     return [outcome_from_row(store, r) for r in rows]
 
 
 def _unopened(session: Session, result_id: int, reviewer: str | None) -> int:
     if not reviewer:
-        sql = "SELECT count(*) FROM replay_outcome WHERE result_id = :res AND bucket = 'broken'"
-        return int(session.execute(text(sql), {"res": result_id}).scalar() or 0)
+        return len(result_block(session, result_id, ("broken",)))
     # The approval gate's own rule (and the only place the waiver table is read): one id per
     # broken row left, never the rows themselves.
     return len(unreviewed_broken_in(session, reviewer, result_id))

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from core.domain.errors import BrokenNotOpened, PromotionError
 from core.store.engine import Store
+from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
 from core.store.review_repo import Decision, append_audit, unreviewed_broken_in, waivers_in
 from core.store.row_versions import bump_rule
 from core.store.tables import RuleRow
@@ -152,15 +153,14 @@ class PromotionRepository:
         found: dict[int, dict[str, list[tuple[int, str, str]]]] = {int(r): {} for r in result_ids}
         if not result_ids:
             return found
+        rows: list[tuple[int, str, int, str, str]] = []
         with self._store.read_session() as session:
-            rows = session.execute(
-                text(
-                    "SELECT o.result_id, o.bucket, t.id, t.trajectory_id, c.name FROM replay_outcome o "
-                    "JOIN trajectory t ON t.id = o.trajectory_pk JOIN corpus c ON c.id = t.corpus_id "
-                    f"WHERE o.result_id IN ({','.join(str(int(r)) for r in result_ids)}) "
-                    "ORDER BY t.trajectory_id, t.id"
-                )
-            ).all()
+            for result_id in dict.fromkeys(int(r) for r in result_ids):
+                buckets = bucket_of(result_block(session, result_id))
+                meta = trajectory_meta(session, list(buckets))
+                rows.extend((result_id, bucket, pk, meta[pk].trajectory_id, meta[pk].corpus)
+                            for pk, bucket in buckets.items() if pk in meta)
+        rows.sort(key=lambda r: (r[3], r[2]))
         for result_id, bucket, pk, tid, corpus in rows:
             found[int(result_id)].setdefault(str(bucket), []).append((int(pk), str(tid), str(corpus)))
         return found

@@ -7,13 +7,13 @@ complete one, which is what later screens (evidence, stale approvals) rely on.
 
 from __future__ import annotations
 
-import itertools
 import json
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from sqlalchemy import text
 from sqlmodel import col, select
 
@@ -21,6 +21,10 @@ from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.store.dto import RuleInfo, RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_spans import SpanSource, spans_for
+from core.store.outcome_blocks import BUCKET_CODE, OutcomeBlock
+from core.store.outcome_blocks import build as build_block
+from core.store.outcome_blocks import to_bytes as block_bytes
+from core.store.outcome_reads import in_evidence_order, result_block, trajectory_meta
 from core.store.postgres import driver_sql
 from core.store.tables import ReplayRunRow
 from core.timeutil import utc_now
@@ -125,14 +129,7 @@ _INSERT_RESULT = (
     "near_miss_n, missed_n, precision, precision_lo, precision_hi, recall, recall_lo, recall_hi, "
     "recall_pool_json, precision_pool_json, attribution) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_OUTCOME = (
-    "INSERT INTO replay_outcome_stored (result_id, trajectory_pk, bucket, score, token_f1, bigram, cosine, view, "
-    "floor, threshold, margin, spans_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_INSERT_OUTCOME_PLAIN = (
-    "INSERT INTO replay_outcome_stored (result_id, trajectory_pk, bucket, score, token_f1, bigram, cosine, view, "
-    "floor, threshold, margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+_INSERT_BLOCK = "INSERT INTO replay_outcome_block (result_id, n, data) VALUES (?, ?, ?)"
 _INSERT_POOL = (
     "INSERT INTO replay_pool (result_id, domain, exclude_pk, exclude_tid, max_pk, zero_view, zero_cosine, "
     "zero_margin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -151,11 +148,17 @@ def _zero_missed(result: RuleResult) -> PairOutcome | None:
     return None
 
 
-def _same_values(o: PairOutcome, zero: PairOutcome) -> bool:
-    # Exactly what the view writes for a derived row (cosine None stays None).
-    return (o.score == 0.0 and o.token_f1 == 0.0 and o.bigram == 0.0 and o.floor is None
-            and o.view == zero.view and o.threshold == zero.threshold and o.margin == zero.margin
-            and (o.cosine is None) == (zero.cosine is None) and (o.cosine is None or o.cosine == zero.cosine))
+def _derivable(block: OutcomeBlock, zero: PairOutcome) -> npt.NDArray[np.bool_]:
+    """Rows of ``block`` the pool derives exactly (what ``outcome_reads`` writes for a derived
+    row): missed, score and parts 0 (not None), no floor, the zero pair's view, cosine,
+    threshold and margin."""
+    view = -1 if zero.view is None else (block.strings.index(zero.view) if zero.view in block.strings else -2)
+    same = ((block.bucket == BUCKET_CODE["missed"]) & (block.score == 0.0) & (block.token_f1 == 0.0)
+            & (block.bigram == 0.0) & ((block.nulls & 3) == 0) & (block.floor == -1) & (block.view == view)
+            & (block.threshold == zero.threshold) & (block.margin == zero.margin))
+    if zero.cosine is None:
+        return same & ((block.nulls & 4) != 0)
+    return same & ((block.nulls & 4) == 0) & (block.cosine == zero.cosine)
 
 
 _RULES_FOR_REPLAY = """
@@ -227,13 +230,14 @@ class ReplayRepository:
         """Save a chunk of finished rule results and their pair outcomes in one transaction.
 
         Plain ``executemany`` inserts (no ORM objects): saving must not cost more than scoring.
-        Result ids are assigned here (max + 1 …) inside the write transaction, which is what
-        lets the outcomes be inserted in the same ``executemany``. ``spans`` is optional:
-        highlight spans are normally explained when a row is shown (``evidence_spans``).
+        Each result's outcomes are one columnar block (``outcome_blocks``), one row per result,
+        not per pair. Result ids are assigned here (max + 1 …) inside the write transaction.
+        ``spans`` is optional: highlight spans are normally explained when a row is shown
+        (``evidence_spans``).
 
         With ``max_trajectory_pk`` (the run's largest trajectory key) and a result's
         ``recall_spec``, the score-0 ``missed`` rows are not stored: the pool is stored once
-        and ``replay_outcome`` derives them (``migrations_scale``). Readers see the same rows.
+        and ``outcome_reads`` derives them. Readers see the same rows.
         """
         if not results:
             return
@@ -244,8 +248,7 @@ class ReplayRepository:
             connection.exec_driver_sql(driver_sql(connection, "UPDATE replay_run SET pairs = pairs WHERE id = ?"), (run_id,))
             first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
             result_rows = []
-            outcome_rows: list[tuple[Any, ...]] = []  # with spans given
-            plain: list[tuple[Any, ...]] = []  # (result id, *outcome): spans left NULL
+            block_rows: list[tuple[int, int, bytes]] = []
             pool_rows = []
             for offset, result in enumerate(results):
                 result_id = first + offset
@@ -257,32 +260,25 @@ class ReplayRepository:
                     result.recall, r_ci[0] if r_ci else None, r_ci[1] if r_ci else None,
                     _pool_json(result.recall_pool), _pool_json(result.precision_pool), result.attribution,
                 ))
-                outcomes: Sequence[PairOutcome] = result.outcomes
+                given = None
+                if spans:
+                    found = (spans.get((result.rule_key, o.trajectory_key)) for o in result.outcomes)
+                    given = [None if x is None else json.dumps([list(s) for s in x]) for x in found]
+                block = build_block(result.outcomes, given)
                 zero = _zero_missed(result) if max_trajectory_pk is not None and not spans else None
                 if zero is not None:
                     spec = result.recall_spec
                     assert spec is not None
                     pool_rows.append((result_id, spec.domain, spec.exclude_key, spec.exclude_id, max_trajectory_pk,
                                       zero.view, zero.cosine, zero.margin))
-                    outcomes = [o for o in outcomes if o.bucket != "missed" or not _same_values(o, zero)]
-                head = (result_id,)
-                if not spans:  # PairOutcome's field order is the column order of _INSERT_OUTCOME
-                    # (result_id,) + outcome, concatenated in C: building each row in Python
-                    # cost a fifth of the insert itself at 10^5 trajectories.
-                    plain.extend(map(operator.add, itertools.repeat((result_id,)), outcomes))
-                    continue
-                for o in outcomes:
-                    given = spans.get((result.rule_key, o.trajectory_key))
-                    outcome_rows.append(
-                        head + tuple(o) + (None if given is None else json.dumps([list(x) for x in given]),)
-                    )
+                    block = block.take(~_derivable(block, zero))
+                if len(block):
+                    block_rows.append((result_id, len(block), block_bytes(block)))
             connection.exec_driver_sql(driver_sql(connection, _INSERT_RESULT), result_rows)
             if pool_rows:
                 connection.exec_driver_sql(driver_sql(connection, _INSERT_POOL), pool_rows)
-            if outcome_rows:
-                connection.exec_driver_sql(driver_sql(connection, _INSERT_OUTCOME), outcome_rows)
-            if plain:
-                connection.exec_driver_sql(driver_sql(connection, _INSERT_OUTCOME_PLAIN), plain)
+            if block_rows:
+                connection.exec_driver_sql(driver_sql(connection, _INSERT_BLOCK), block_rows)
             if connection.dialect.name == "postgresql":  # ids were given here: keep the id sequence past them
                 connection.exec_driver_sql(
                     "SELECT setval(pg_get_serial_sequence('replay_result', 'id'), (SELECT max(id) FROM replay_result))")
@@ -328,16 +324,23 @@ class ReplayRepository:
             return [_stored_result(r) for r in rows]
 
     def outcomes(self, result_id: int, bucket: str | None = None) -> list[StoredOutcome]:
-        query = """SELECT o.*, t.trajectory_id, t.domain, t.success, c.name AS corpus
-                   FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-                   JOIN corpus c ON c.id = t.corpus_id WHERE o.result_id = :result"""
-        params: dict[str, Any] = {"result": result_id}
-        if bucket is not None:
-            query += " AND o.bucket = :bucket"
-            params["bucket"] = bucket
+        """The result's rows (of one bucket), by score descending then trajectory key."""
         with self._store.read_session() as session:
-            rows = session.execute(text(query + " ORDER BY o.score DESC, t.id"), params).mappings().all()
-            return [outcome_from_row(self._store, r) for r in rows]
+            block = in_evidence_order(result_block(session, result_id, None if bucket is None else (bucket,)))
+            return stored_outcomes(self._store, session, result_id, block)
+
+
+def stored_outcomes(store: Store, session: Any, result_id: int, block: OutcomeBlock) -> list[StoredOutcome]:
+    """``block``'s rows joined with their trajectories (rows whose trajectory is gone are left out)."""
+    meta = trajectory_meta(session, block.pk)
+    found = []
+    for r in block.rows():
+        t = meta.get(r["trajectory_pk"])
+        if t is not None:
+            found.append(outcome_from_row(store, dict(
+                r, result_id=result_id, trajectory_id=t.trajectory_id, domain=t.domain, success=t.success,
+                corpus=t.corpus)))
+    return found
 
 
 def _ci(lo: float | None, hi: float | None) -> tuple[float, float] | None:

@@ -20,6 +20,7 @@ from sqlalchemy import text
 from core.store import workspace_groups as groups
 from core.store.engine import Store
 from core.store.evidence_pages import EvidenceBundle, evidence_board, evidence_counts, evidence_page
+from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
 from core.store.replay_repo import RESULT_WITH_RULE_SQL, StoredOutcome, StoredResult, _stored_result
 from core.store.workspace_query import (
     DECISION_AND_MARK_JOINS,
@@ -200,20 +201,11 @@ class ResultRepository:
     def bucket_moves(self, before_result_id: int, after_result_id: int) -> list[BucketMove]:
         """Trajectories whose bucket differs between two results (absent = no effect)."""
         with self._store.read_session() as session:
-            rows = session.execute(
-                text(
-                    """WITH a AS (SELECT trajectory_pk, bucket FROM replay_outcome WHERE result_id = :a),
-                            b AS (SELECT trajectory_pk, bucket FROM replay_outcome WHERE result_id = :b),
-                            pks AS (SELECT trajectory_pk FROM a UNION SELECT trajectory_pk FROM b)
-                       SELECT pks.trajectory_pk, t.trajectory_id, c.name,
-                              coalesce(a.bucket, 'no_effect'), coalesce(b.bucket, 'no_effect')
-                       FROM pks JOIN trajectory t ON t.id = pks.trajectory_pk
-                       JOIN corpus c ON c.id = t.corpus_id
-                       LEFT JOIN a ON a.trajectory_pk = pks.trajectory_pk
-                       LEFT JOIN b ON b.trajectory_pk = pks.trajectory_pk
-                       WHERE coalesce(a.bucket, 'no_effect') != coalesce(b.bucket, 'no_effect')
-                       ORDER BY t.trajectory_id, pks.trajectory_pk"""
-                ),
-                {"a": before_result_id, "b": after_result_id},
-            ).all()
+            before = bucket_of(result_block(session, before_result_id))
+            after = bucket_of(result_block(session, after_result_id))
+            moved = [pk for pk in before.keys() | after.keys()
+                     if before.get(pk, "no_effect") != after.get(pk, "no_effect")]
+            meta = trajectory_meta(session, moved)
+            rows = sorted(((pk, meta[pk].trajectory_id, meta[pk].corpus, before.get(pk, "no_effect"),
+                            after.get(pk, "no_effect")) for pk in moved if pk in meta), key=lambda r: (r[1], r[0]))
             return [BucketMove(int(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]

@@ -17,6 +17,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from core.store.engine import Store
+from core.store.outcome_reads import result_block, trajectory_meta
 from core.store.row_versions import bump_rule
 from core.store.tables import (
     AgreementMarkRow,
@@ -255,20 +256,16 @@ class ReviewRepository:
 def unreviewed_broken_in(session: Session, reviewer: str | None, result_id: int) -> list[str]:
     """Broken evidence of a result that ``reviewer`` (None: any reviewer) has neither opened nor
     waived, inside the caller's transaction (the decision service checks it there)."""
-    by_reviewer = "" if reviewer is None else " AND {alias}.reviewer = :r"
-    rows = session.execute(
-        text(
-            f"""SELECT t.trajectory_id FROM replay_outcome o JOIN trajectory t ON t.id = o.trajectory_pk
-               WHERE o.result_id = :res AND o.bucket = 'broken'
-                 AND NOT EXISTS (SELECT 1 FROM evidence_view v WHERE v.result_id = o.result_id
-                                 AND v.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="v")})
-                 AND NOT EXISTS (SELECT 1 FROM waiver w WHERE w.result_id = o.result_id
-                                 AND w.trajectory_pk = o.trajectory_pk{by_reviewer.format(alias="w")})
-               ORDER BY t.trajectory_id"""
-        ),
-        {"res": result_id} if reviewer is None else {"res": result_id, "r": reviewer},
-    ).all()
-    return [str(r[0]) for r in rows]
+    broken = [int(pk) for pk in result_block(session, result_id, ("broken",)).pk.tolist()]
+    if not broken:
+        return []
+    by_reviewer = "" if reviewer is None else " AND reviewer = :r"
+    params: dict[str, Any] = {"res": result_id} if reviewer is None else {"res": result_id, "r": reviewer}
+    seen = {int(r[0]) for table in ("evidence_view", "waiver") for r in session.execute(
+        text(f"SELECT trajectory_pk FROM {table} WHERE result_id = :res{by_reviewer}"), params).all()}
+    left = [pk for pk in broken if pk not in seen]
+    meta = trajectory_meta(session, left)
+    return sorted(meta[pk].trajectory_id for pk in left if pk in meta)
 
 
 def write_waiver(session: Session, reviewer: str, result_id: int, trajectory_pk: int, reason: str) -> None:

@@ -38,8 +38,9 @@ import core.store.tables  # noqa: F401  (registers every table class on SQLModel
 from core.store.migrations import LEGACY_VERSION, StoreTooNewError
 
 ALEMBIC_DIR = Path(__file__).with_name("alembic")
-# Tables the SQLModel classes map that are views in the database (reads only).
-VIEWS = frozenset({"replay_outcome"})
+# Tables the SQLModel classes map that are views in the database (reads only). None since
+# revision 0009 dropped the ``replay_outcome`` view (outcomes are blocks: ``outcome_blocks``).
+VIEWS: frozenset[str] = frozenset()
 
 
 def alembic_config() -> Config:

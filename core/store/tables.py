@@ -204,23 +204,6 @@ class ReplayResultRow(SQLModel, table=True):
     attribution: Optional[str] = None
 
 
-class ReplayOutcomeRow(SQLModel, table=True):
-    __tablename__ = "replay_outcome"
-    id: Optional[int] = Field(default=None, primary_key=True)
-    result_id: int = Field(foreign_key="replay_result.id")
-    trajectory_pk: int = Field(foreign_key="trajectory.id")
-    bucket: str
-    score: float
-    token_f1: Optional[float] = None
-    bigram: Optional[float] = None
-    cosine: Optional[float] = None
-    view: Optional[str] = None
-    floor: Optional[str] = None
-    threshold: float
-    margin: float
-    spans_json: Optional[str] = None  # [[field, start, end, kind], ...] into the original record text
-
-
 class EmbeddingRow(SQLModel, table=True):
     __tablename__ = "embedding"
     model_id: str = Field(primary_key=True)

@@ -1,38 +1,26 @@
-"""SQLModel classes for the scale tables (created by legacy step 8, ``migrations_scale``).
+"""SQLModel classes for the scale tables (``replay_pool``: legacy step 8, ``migrations_scale``;
+``replay_outcome_block``: revision 0009).
 
-``replay_outcome`` (``tables.ReplayOutcomeRow``) is a view from step 8 on: stored outcomes
-live in ``replay_outcome_stored`` and each result's recall pool in ``replay_pool``, from
-which the view derives the score-0 ``missed`` rows (the view is left out of the schema comparison,
-``schema.VIEWS``). Writes use plain ``executemany``
-(``replay_repo``); these classes document the columns and serve typed reads.
+Each result's stored outcomes are one columnar block (``outcome_blocks``) and its recall
+pool one ``replay_pool`` row, from which ``outcome_reads`` derives the score-0 ``missed``
+rows. Writes use plain ``executemany`` (``replay_repo``); these classes document the columns.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Index
+from sqlalchemy import Column, ForeignKey, Integer, LargeBinary
 from sqlmodel import Field, SQLModel
 
 
-class ReplayOutcomeStoredRow(SQLModel, table=True):
-    __tablename__ = "replay_outcome_stored"
-    __table_args__ = (
-        Index("ix_outcome_stored_pair", "result_id", "trajectory_pk"),
-    )
-    id: Optional[int] = Field(default=None, primary_key=True)
-    result_id: int = Field(foreign_key="replay_result.id")
-    trajectory_pk: int = Field(foreign_key="trajectory.id")
-    bucket: str
-    score: float
-    token_f1: Optional[float] = None
-    bigram: Optional[float] = None
-    cosine: Optional[float] = None
-    view: Optional[str] = None
-    floor: Optional[str] = None
-    threshold: float
-    margin: float
-    spans_json: Optional[str] = None
+class ReplayOutcomeBlockRow(SQLModel, table=True):
+    __tablename__ = "replay_outcome_block"
+    result_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("replay_result.id", ondelete="CASCADE"), primary_key=True,
+                         autoincrement=False, nullable=False))
+    n: int  # pairs in the block
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # core.store.outcome_blocks
 
 
 class ReplayPoolRow(SQLModel, table=True):

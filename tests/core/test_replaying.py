@@ -13,6 +13,7 @@ from core.replay.engine import replay
 from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
 from core.replaying import materialise_expected_rules, pair_spans, run_replay
 from core.store.engine import Store, open_store
+from core.store.outcome_reads import bucket_counts, result_block
 from core.store.replay_repo import ReplayRepository
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
@@ -102,17 +103,19 @@ def test_saved_outcomes_equal_the_engine_outcomes(store: Store) -> None:
             result.verdict, len(result.prevented), len(result.missed))
 
 
+_COLUMNS = ("trajectory_pk", "bucket", "score", "token_f1", "bigram", "cosine", "view", "floor", "threshold", "margin")
+
+
 def _view_rows(store: Store, result_id: int) -> list[tuple[object, ...]]:
+    """Every row a reader gets (stored block plus derived rows), every column."""
     with store.session() as session:
-        return sorted(tuple(r) for r in session.execute(text(
-            "SELECT trajectory_pk, bucket, score, token_f1, bigram, cosine, view, floor, threshold, margin "
-            "FROM replay_outcome WHERE result_id = :r"), {"r": result_id}).all())
+        return sorted(tuple(r[c] for c in _COLUMNS) for r in result_block(session, result_id).rows())
 
 
 @pytest.mark.parametrize("profile", [REFERENCE_0_3_1, WORKBENCH.with_(semantic=False)], ids=["reference", "workbench"])
 def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile: object) -> None:
     """Score-0 missed pairs are derived from the pool stored once per rule; every reader
-    (they all read the replay_outcome view) gets the rows a full store would hold."""
+    (they all read through ``outcome_reads``) gets the rows a full store would hold."""
     materialise_expected_rules(store)
     derived = run_replay(store, profile, derive_missed=True)  # type: ignore[arg-type]
     full = run_replay(store, profile, derive_missed=False)  # type: ignore[arg-type]
@@ -126,9 +129,7 @@ def test_derived_missed_rows_read_exactly_like_stored_ones(store: Store, profile
     with store.session() as session:
         def stored(run_id: int) -> int:
             return int(session.execute(text(
-                "SELECT count(*) FROM replay_outcome_stored s JOIN replay_result r ON r.id = s.result_id "
+                "SELECT coalesce(sum(b.n), 0) FROM replay_outcome_block b JOIN replay_result r ON r.id = b.result_id "
                 "WHERE r.run_id = :r"), {"r": run_id}).scalar() or 0)
-        missed = int(session.execute(text(
-            "SELECT count(*) FROM replay_outcome o JOIN replay_result r ON r.id = o.result_id "
-            "WHERE r.run_id = :r AND o.bucket = 'missed'"), {"r": derived.run_id}).scalar() or 0)
+        missed = sum(bucket_counts(session, r.id).get("missed", 0) for r in repo.results(derived.run_id))
         assert missed > 0 and stored(derived.run_id) <= stored(full.run_id) - missed // 2

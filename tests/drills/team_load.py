@@ -66,6 +66,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
     from core.labels.service import adjudicate, save_label
     from core.store.engine import open_store
     from core.store.label_repo import LabelRepository
+    from core.store.outcome_reads import result_block
     from core.store.review_repo import ReviewRepository
     from core.store.row_versions import ConcurrentChangeError
     from core.store.rule_repo import RuleRepository
@@ -77,8 +78,8 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
     with store.read_session() as session:
         pks = [int(r[0]) for r in session.execute(text("SELECT id FROM trajectory WHERE success = FALSE ORDER BY id"))]
         results = [(int(r[0]), int(r[1])) for r in session.execute(text("SELECT id, rule_version_id FROM replay_result"))]
-        broken = [(int(r[0]), int(r[1])) for r in session.execute(text(
-            "SELECT result_id, trajectory_pk FROM replay_outcome WHERE bucket = 'broken'"))]
+        broken = [(result_id, int(pk)) for result_id, _ in results
+                  for pk in result_block(session, result_id, ("broken",)).pk.tolist()]
         rule_ids = [int(r[0]) for r in session.execute(text("SELECT id FROM rule ORDER BY id"))][:HOT_RULES]
     done = dict.fromkeys(KINDS, 0)
     conflicts = dict.fromkeys(KINDS, 0)
