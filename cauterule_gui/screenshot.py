@@ -23,6 +23,8 @@ def show_review_example(window: MainWindow) -> None:
                                                order_by="prevented", descending=True, limit=50)
     # Prefer a rule whose evidence has both prevented and broken rows: it shows the most.
     chosen = next((r for r in candidates if r.prevented_n and r.broken_n), candidates[0] if candidates else None)
-    if chosen is None or not rules.select_rule(chosen.rule_id):
+    if chosen is None:
         rules.select_row(0)
+    else:  # a member of a collapsed duplicate group is selected when its group's rows arrive
+        rules.select_rule(chosen.rule_id, not_found=lambda: rules.select_row(0))
     window.workspace.evidence.set_bucket("prevented", auto_open=True)
