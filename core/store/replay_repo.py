@@ -156,9 +156,12 @@ def _derivable(block: OutcomeBlock, zero: PairOutcome) -> npt.NDArray[np.bool_]:
     same = ((block.bucket == BUCKET_CODE["missed"]) & (block.score == 0.0) & (block.token_f1 == 0.0)
             & (block.bigram == 0.0) & ((block.nulls & 3) == 0) & (block.floor == -1) & (block.view == view)
             & (block.threshold == zero.threshold) & (block.margin == zero.margin))
+    rows: npt.NDArray[np.bool_]
     if zero.cosine is None:
-        return same & ((block.nulls & 4) != 0)
-    return same & ((block.nulls & 4) == 0) & (block.cosine == zero.cosine)
+        rows = same & ((block.nulls & 4) != 0)
+    else:
+        rows = same & ((block.nulls & 4) == 0) & (block.cosine == zero.cosine)
+    return rows
 
 
 _RULES_FOR_REPLAY = """
