@@ -60,6 +60,9 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._heads: list[WorkspaceRule] = []
         self._members: dict[str, list[WorkspaceRule]] = {}
         self._expanded: set[str] = set()
+        # Groups whose members are being read, with the generation the read was asked in: a
+        # refresh's first page arriving before them must not collapse those groups.
+        self._reading: dict[str, int] = {}
         self._want: frozenset[str] = frozenset()  # expanded groups when a refresh was asked (read with it)
         self._child: list[bool] = []
         self._reload()
@@ -201,14 +204,23 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         scope, flt, reviewer, order_by, descending = (self._scope, self._filter, self._reviewer, self._order_by,
                                                       self._descending)
         wanted = list(dict.fromkeys(keys))
+        for key in wanted:
+            self._reading[key] = generation
 
         def arrived(found: dict[str, list[WorkspaceRule]]) -> None:
+            for key in wanted:
+                if self._reading.get(key) == generation:
+                    del self._reading[key]
             if generation == self._generation:
                 for key in wanted:  # a group the filter emptied meanwhile: its row alone, not read again
                     self._members[key] = found.get(key, [])
                 for key in wanted:
                     self._show_members(key)
                 self.members_loaded.emit()
+            else:  # a refresh came in between: read again what is still open and not read since
+                again = [k for k in wanted if k in self._expanded and k not in self._members and k not in self._reading]
+                if again:
+                    self._read_members(again, None)
             if then is not None:
                 then()
 
@@ -291,7 +303,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._heads = list(self._rows)
         self._members.update(extra.get("members", {}))
         # A group expanded whose members did not come (not on the first pages any more) shows collapsed.
-        self._expanded &= set(self._members)
+        self._expanded &= set(self._members) | set(self._reading)
         laid = self._lay_out(self._heads)
         self._rows = [r for r, _c in laid]
         self._child = [c for _r, c in laid]

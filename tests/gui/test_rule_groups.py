@@ -5,6 +5,7 @@ each rule, one audit event per rule."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from conftest import build_replayed_store, preset_reviewer, wait_idle
 from gui_thread_guard import GuiThreadStatements
 from PySide6.QtCore import Qt
 
+from core.store.result_repo import ResultRepository
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db import DatabaseExecutor
@@ -228,3 +230,26 @@ def test_a_selected_member_is_selected_again_in_the_next_session(
         wait_idle(again)
         again.close()
         services.close()
+
+
+def test_a_group_expanded_while_a_refresh_is_read_stays_open_when_the_page_comes_first(
+        qtbot: Any, copies_window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = copies_window.workspace.rules.model
+    row = _group_row(model)
+    gate = threading.Event()
+    real = ResultRepository.group_members
+
+    def held(repo: ResultRepository, *args: Any, **kwargs: Any) -> Any:
+        gate.wait(20)  # the members' read waits until the refresh's first page is shown
+        return real(repo, *args, **kwargs)
+
+    monkeypatch.setattr(ResultRepository, "group_members", held)
+    try:
+        with qtbot.waitSignal(model.loaded, timeout=10_000):
+            model.refresh()  # a refresh on its way (a decision elsewhere, a new run) ...
+            assert model.expand(row)  # ... while the reviewer expands the group
+        assert model.is_expanded(_group_row(model))  # the page came first: the group is still open
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=10_000)  # and its members arrive under it
+    assert model.is_expanded(_group_row(model))
