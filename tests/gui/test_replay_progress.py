@@ -42,13 +42,18 @@ def test_cold_semantic_replay_reports_texts_then_pairs_and_rows_arrive_while_run
     window = cold_window
     reports: list[tuple[str, int, int, str]] = []  # (unit, done, total, progress text shown)
     arrivals: list[int] = []
-    live: list[bool] = []  # at each refresh of the table: rows of the run in it while it runs
+    scheduled: list[bool] = []  # at each chunk: a table refresh on its way while the run goes on
+    shown: list[bool] = []  # at each refresh of the table: the run's rows in it
+
+    def on_arrived(run_id: int) -> None:  # connected after the window's own slot: it has run
+        arrivals.append(run_id)
+        scheduled.append(window.replay.running and window._live_refresh.isActive())
 
     def on_loaded() -> None:
         rows = [window.rule_model.rule(r) for r in range(window.rule_model.rowCount())]
-        live.append(window.replay.running and any(r.run_id in arrivals for r in rows))
+        shown.append(any(r.run_id in arrivals for r in rows))
 
-    window.replay.results_arrived.connect(arrivals.append)
+    window.replay.results_arrived.connect(on_arrived)
     window.rule_model.loaded.connect(on_loaded)
     with qtbot.waitSignal(window.replay.replay_done, timeout=300_000):
         handle = window.replay.start("everything", None)
@@ -65,10 +70,13 @@ def test_cold_semantic_replay_reports_texts_then_pairs_and_rows_arrive_while_run
     # The embedding phase comes first, then the scoring phase with its own count.
     assert pairs and reports.index(texts[-1]) < reports.index(pairs[0])
     assert "scoring" in pairs[-1][3] and "pairs" in pairs[-1][3]
-    # Rows reach the rules table chunk by chunk, while the run is still going. The table re-reads
-    # off the GUI thread, so the last chunk's rows (or two chunks' close together, one read) may
-    # land after the run ends: at least one read while it runs shows the run's rows.
-    assert len(arrivals) >= 2 and any(live), (arrivals, live)
+    # Rows reach the rules table chunk by chunk: each chunk's arrival, while the run is still
+    # going, schedules a table refresh (one per 250 ms beat), and the table then shows the run's
+    # rows. Scoring after the embedding can now end within one beat, so when the read lands
+    # (before or after the end) is not asserted here; test_replay_window checks rows landing
+    # while a longer run goes on.
+    assert len(arrivals) >= 2 and any(scheduled), (arrivals, scheduled)
+    assert any(shown), shown
 
 
 def test_replay_cancelled_while_embedding_stops_quickly_and_stores_no_complete_run(
