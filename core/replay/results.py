@@ -12,29 +12,17 @@ scoring; the results are identical (same keys in the same order, same rows).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 import numpy as np
 
 from core.replay import matcher_bridge as mb
 from core.replay.buckets import BROKEN, MISSED, NEAR_MISS, NO_EFFECT, PREVENTED
+from core.replay.outcome_columns import OutcomeColumns, split_by_rule
 from core.replay.pools import PoolIndex, RulePools
 from core.replay.profiles import ReplayProfile
-from core.replay.types import PairOutcome, ReplayRule, RuleResult
+from core.replay.types import ReplayRule, RuleResult
 from core.replay.verdict import attribute, decide, rate
 from core.stats.wilson import wilson_interval
-
-_BUCKET_NAME = {
-    int(PREVENTED): "prevented",
-    int(BROKEN): "broken",
-    int(NEAR_MISS): "near_miss",
-    int(MISSED): "missed",
-}
-_BUCKETS = np.array([_BUCKET_NAME.get(code) for code in range(5)], dtype=object)
-_NAME_ARRAYS: dict[tuple[str | None, ...], np.ndarray] = {}
-# ``PairOutcome(*row)`` runs the named tuple's Python ``__new__``; ``tuple.__new__`` on the
-# rows ``zip`` builds is the same object made in C, half the cost per row.
-_new_outcome = partial(tuple.__new__, PairOutcome)
 
 
 def chunk_results(
@@ -124,42 +112,24 @@ def _row_keys(mask: np.ndarray, index: PoolIndex) -> list[tuple[int, ...]]:
 
 def _pair_outcomes(
     shown: np.ndarray, thresholds: np.ndarray, batch: mb.Block, index: PoolIndex
-) -> list[tuple[PairOutcome, ...]]:
-    """Per rule, its evidence rows (every pair whose shown bucket is not no-effect)."""
+) -> list[OutcomeColumns]:
+    """Per rule, its evidence rows (every pair whose shown bucket is not no-effect), as
+    columns: slices of the chunk's arrays, no Python object per pair (see outcome_columns)."""
     rows, cols = np.nonzero(shown != NO_EFFECT)
     ends = np.cumsum(np.bincount(rows, minlength=shown.shape[0])).tolist()
     scores = batch.score[rows, cols]
-    score = scores.tolist()
     threshold = thresholds[rows]
-    cos = batch.cosine[rows, cols].tolist() if batch.cosine is not None else [None] * len(score)
-    # Names by array lookups and margins rounded as arrays: a 10^5 run builds millions of
-    # these rows, and per-element Python (dict lookups, round()) cost as much as the insert.
-    views = _names(batch.view_names).take(batch.view[rows, cols]).tolist()
-    floors = _names(batch.floor_names).take(batch.floor[rows, cols]).tolist()
-    margins = mb.round_like_python(scores - threshold, 6).tolist()  # = round(s - threshold, 6)
-    every = list(map(
-        _new_outcome,
-        zip(index.keys[cols].tolist(),
-        _BUCKETS.take(shown[rows, cols]).tolist(),
-        score,
-        batch.token_f1[rows, cols].tolist(),
-        batch.bigram[rows, cols].tolist(),
-        cos,
-        views,
-        floors,
-        threshold.tolist(),
-        margins,
-    )))
-    out = []
-    start = 0
-    for end in ends:
-        out.append(tuple(every[start:end]))
-        start = end
-    return out
-
-
-def _names(names: tuple[str | None, ...]) -> np.ndarray:
-    found = _NAME_ARRAYS.get(names)
-    if found is None:
-        found = _NAME_ARRAYS[names] = np.array(names, dtype=object)
-    return found
+    return split_by_rule({
+        "trajectory_key": index.keys[cols],
+        "bucket": shown[rows, cols],
+        "score": scores,
+        "token_f1": batch.token_f1[rows, cols],
+        "bigram": batch.bigram[rows, cols],
+        "cosine": batch.cosine[rows, cols] if batch.cosine is not None else None,
+        "view": batch.view[rows, cols],
+        "view_names": batch.view_names,
+        "floor": batch.floor[rows, cols],
+        "floor_names": batch.floor_names,
+        "threshold": threshold,
+        "margin": mb.round_like_python(scores - threshold, 6),  # = round(s - threshold, 6)
+    }, ends)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -107,7 +108,7 @@ class RuleResult:
     recall_ci: tuple[float, float] | None
     recall_pool: PoolInfo
     precision_pool: PoolInfo
-    outcomes: tuple[PairOutcome, ...]
+    outcomes: Sequence[PairOutcome]  # a tuple, or the engine's OutcomeColumns (same rows)
     attribution: str | None
     computed_verdict: Verdict = "inconclusive"
     prefilter: str | None = None  # why the trigger never matches (empty/degenerate/...)

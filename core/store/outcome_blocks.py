@@ -31,12 +31,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from core.replay.buckets import BUCKET_NAMES as ENGINE_BUCKETS
+from core.replay.outcome_columns import OutcomeColumns
 from core.replay.types import PairOutcome
 
 MAGIC = b"CROB"
 VERSION = 1
 BUCKETS: tuple[str, ...] = ("prevented", "broken", "near_miss", "missed", "no_effect")
 BUCKET_CODE = {b: i for i, b in enumerate(BUCKETS)}
+# The engine's bucket codes (``core.replay.buckets``) -> a block's.
+_FROM_ENGINE = np.array([BUCKET_CODE[name] for name in ENGINE_BUCKETS], dtype=np.uint8)
 _HEADER = struct.Struct("<4sHHII")
 _FLOATS = ("score", "token_f1", "bigram", "cosine", "threshold", "margin")
 _ROW_BYTES = 8 + 8 * len(_FLOATS) + 1 + 1 + 2 + 2
@@ -136,6 +140,8 @@ def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str
     n = len(outcomes)
     if spans is not None and len(spans) != n:
         raise ValueError(f"spans: {len(spans)} entries for {n} outcomes")
+    if isinstance(outcomes, OutcomeColumns):
+        return _from_columns(outcomes, spans)
     # The fields are read by position: a row of another shape fails in itemgetter or numpy,
     # the first row is checked so that the message says what was expected.
     if n and len(outcomes[0]) != 10:
@@ -158,6 +164,34 @@ def build(outcomes: Sequence[PairOutcome | tuple[Any, ...]], spans: Sequence[str
     return OutcomeBlock(
         pk=np.fromiter(_column(outcomes, 0), dtype=np.int64, count=n), bucket=buckets, nulls=nulls, view=views,
         floor=floors, strings=tuple(strings), spans=None if spans is None else tuple(spans), **floats,
+    )
+
+
+def _from_columns(columns: OutcomeColumns, spans: Sequence[str | None] | None) -> OutcomeBlock:
+    """The engine's columns as they are: no row is built (the same block ``build`` makes
+    from those rows, up to the order of ``strings``)."""
+    n = len(columns)
+    strings: dict[str, int] = {}
+
+    def codes(values: npt.NDArray[np.int8], names: tuple[str | None, ...]) -> npt.NDArray[np.int16]:
+        used = np.bincount(values, minlength=len(names)) if n else np.zeros(len(names), dtype=np.int64)
+        table = np.full(len(names), -1, dtype=np.int16)
+        for code, name in enumerate(names):
+            if name is not None and used[code]:
+                table[code] = strings.setdefault(name, len(strings))
+        return table.take(values)
+
+    views, floors = codes(columns.view, columns.view_names), codes(columns.floor, columns.floor_names)
+    nulls = np.zeros(n, dtype=np.uint8)
+    cosine = columns.cosine
+    if cosine is None:
+        nulls |= 4
+        cosine = np.zeros(n, dtype=np.float64)
+    return OutcomeBlock(
+        pk=columns.trajectory_key.astype(np.int64, copy=False), bucket=_FROM_ENGINE.take(columns.bucket),
+        score=columns.score, token_f1=columns.token_f1, bigram=columns.bigram, cosine=cosine,
+        threshold=columns.threshold, margin=columns.margin, nulls=nulls, view=views, floor=floors,
+        strings=tuple(strings), spans=None if spans is None else tuple(spans),
     )
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from sqlalchemy import text
 from sqlmodel import col, select
 
-from core.replay.types import PairOutcome, PoolInfo, RuleResult
+from core.replay.types import PoolInfo, RuleResult
 from core.store.dto import RuleInfo, RuleVersionInfo
 from core.store.engine import Store
 from core.store.evidence_spans import SpanSource, spans_for
@@ -136,19 +136,35 @@ _INSERT_POOL = (
 )
 
 
-def _zero_missed(result: RuleResult) -> PairOutcome | None:
+class _ZeroPair(NamedTuple):
+    """The values a result's derivable missed pairs share (what the pool row stores)."""
+
+    view: str | None
+    cosine: float | None
+    threshold: float
+    margin: float
+
+
+def _zero_missed(result: RuleResult, block: OutcomeBlock) -> _ZeroPair | None:
     """The values every derivable missed pair of this result has (score 0, no parts, no
-    floor), taken from its first such pair; None when there is none (nothing to derive)."""
-    if result.recall_spec is None:
+    floor), taken from its first such pair in ``block`` (the result's outcomes); None when
+    there is none (nothing to derive)."""
+    if result.recall_spec is None or not len(block):
         return None
-    for o in result.outcomes:
-        if (o.bucket == "missed" and o.score == 0.0 and o.token_f1 == 0.0 and o.bigram == 0.0
-                and o.floor is None and o.cosine in (None, 0.0)):
-            return o
-    return None
+    found = np.flatnonzero(
+        (block.bucket == BUCKET_CODE["missed"]) & (block.score == 0.0) & (block.token_f1 == 0.0)
+        & (block.bigram == 0.0) & ((block.nulls & 3) == 0) & (block.floor == -1)
+        & (((block.nulls & 4) != 0) | (block.cosine == 0.0)))
+    if not found.size:
+        return None
+    i = int(found[0])
+    view = int(block.view[i])
+    return _ZeroPair(view=None if view < 0 else block.strings[view],
+                     cosine=None if block.nulls[i] & 4 else float(block.cosine[i]),
+                     threshold=float(block.threshold[i]), margin=float(block.margin[i]))
 
 
-def _derivable(block: OutcomeBlock, zero: PairOutcome) -> npt.NDArray[np.bool_]:
+def _derivable(block: OutcomeBlock, zero: _ZeroPair) -> npt.NDArray[np.bool_]:
     """Rows of ``block`` the pool derives exactly (what ``outcome_reads`` writes for a derived
     row): missed, score and parts 0 (not None), no floor, the zero pair's view, cosine,
     threshold and margin."""
@@ -268,7 +284,7 @@ class ReplayRepository:
                     found = (spans.get((result.rule_key, o.trajectory_key)) for o in result.outcomes)
                     given = [None if x is None else json.dumps([list(s) for s in x]) for x in found]
                 block = build_block(result.outcomes, given)
-                zero = _zero_missed(result) if max_trajectory_pk is not None and not spans else None
+                zero = _zero_missed(result, block) if max_trajectory_pk is not None and not spans else None
                 if zero is not None:
                     spec = result.recall_spec
                     assert spec is not None
