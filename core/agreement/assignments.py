@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from core.agreement.merge_keys import NUL_REASON
+from core.corpus.limits import MAX_KEY_BYTES, text_oversize
 from core.domain.agreement import CANT_TELL
 from core.metrics.interrater import AlphaResult, KappaResult, grouped_kappa, krippendorff_alpha_nominal
 from core.store.agreement_repo import AgreementRepository
@@ -84,6 +86,14 @@ def _reviewer_list(reviewers: Sequence[str]) -> list[str]:
     names = [r.strip() for r in reviewers if r.strip()]
     if not names:
         raise ValueError("name at least one reviewer to assign items to")
+    for name in names:
+        # The limits every stored reviewer name meets (a team file's entries are checked the
+        # same way): an oversized or NUL name would fail the insert on PostgreSQL.
+        problem = text_oversize("reviewer", name, MAX_KEY_BYTES, "a reviewer name")
+        if problem is not None:
+            raise ValueError(f"reviewer name {name[:40]!r}…: {problem.reason}")
+        if "\x00" in name:
+            raise ValueError(f"reviewer name {name[:40]!r}: {NUL_REASON}")
     twice = sorted({r for r in names if names.count(r) > 1})
     if twice:
         raise ValueError(f"reviewer named more than once: {', '.join(twice)}")

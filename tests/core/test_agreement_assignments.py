@@ -34,6 +34,8 @@ def test_dealing_is_deterministic_for_a_seed() -> None:
     (["ana", "bo"], 0, "between 1 and the number of reviewers"),
     (["ana", "ana"], 1, "more than once: ana"),
     ([" "], 1, "at least one reviewer"),
+    (["ana", "b" * 600], 1, "600 bytes, over the 512-byte limit for a reviewer name"),
+    (["ana", "b\x00o"], 1, "NUL character"),
 ])
 def test_a_bad_assignment_says_why(reviewers: list[str], per_item: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
