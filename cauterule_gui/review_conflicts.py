@@ -70,6 +70,17 @@ def conflict_lines(error: ConcurrentChangeError) -> list[str]:
     ]
 
 
+def conflict_heading(error: ConcurrentChangeError) -> str:
+    """The dialog's first line: which rule or ruling, and what was done to it when that is a
+    retirement or supersession (the rule is no longer standing, not merely "changed")."""
+    subject = f"rule {error.key}" if error.kind == "rule" else f"the ruling on trajectory #{error.key}"
+    verb = "changed"
+    if error.kind == "rule" and error.what:
+        first = error.what.split(" ", 1)[0]
+        verb = first if first in ("retired", "superseded") else verb
+    return f"Another reviewer {verb} {subject} after you opened it. Nothing was saved."
+
+
 class ConflictDialog(QDialog):
     """Another reviewer wrote first: keep mine (write again), take theirs, or cancel."""
 
@@ -80,8 +91,7 @@ class ConflictDialog(QDialog):
         self.setObjectName("conflictDialog")
         self.setWindowTitle("Someone changed this first")
         self.error = error
-        subject = f"rule {error.key}" if error.kind == "rule" else f"the ruling on trajectory #{error.key}"
-        self.heading = plain_label(f"Another reviewer changed {subject} after you opened it. Nothing was saved.", self)
+        self.heading = plain_label(conflict_heading(error), self)
         self.heading.setWordWrap(True)
         self.details = plain_label("\n".join(conflict_lines(error)), self)
         self.details.setObjectName("conflictDetails")
