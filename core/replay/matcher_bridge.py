@@ -101,6 +101,7 @@ class SemanticCosines:
     has_secondary: np.ndarray  # [T] bool
     unique_texts: int
     targets: msemantic.CosineTargets | None = None  # the [T] side, converted once
+    _rows: tuple[int, np.ndarray] | None = None  # (first rule, cosines [B, T]) computed ahead
 
     @classmethod
     def prepare(
@@ -137,6 +138,20 @@ class SemanticCosines:
         )
 
     def block(self, lo: int, hi: int) -> np.ndarray:
+        """[hi - lo, T] cosines of rules lo..hi. At 10^5 trajectories a chunk is one rule, and
+        one rule's product reads the whole [T, D] target side (300 MB in float64) to do 2
+        flops per element read: memory-bound, most of a semantic run. So rules are multiplied
+        COSINE_PAIRS at a time, ahead of the chunks that ask for them. (BLAS rounds the last
+        bit differently for different row counts, so a cosine may differ by ~1e-16 from a
+        chunk-by-chunk product; it did already between chunk sizes.)"""
         if self.targets is None:
             self.targets = msemantic.CosineTargets.of(self.primary_vecs, self.secondary_vecs, self.has_secondary)
-        return self.targets.cosines(self.trigger_vecs[lo:hi])
+        if self._rows is None or not (self._rows[0] <= lo and hi <= self._rows[0] + len(self._rows[1])):
+            ahead = max(hi - lo, COSINE_PAIRS // max(1, len(self.primary_vecs)))
+            self._rows = (lo, self.targets.cosines(self.trigger_vecs[lo:lo + ahead]))
+        first, cosines = self._rows
+        return cosines[lo - first:hi - first].copy()  # the chunk's own: the cache is reused
+
+
+#: cosines computed per product ahead of the chunks (32 MB of float64 at most)
+COSINE_PAIRS = 1 << 22
