@@ -11,16 +11,22 @@ from core.replay import matcher_bridge as mb
 
 
 def _cosines(n_rules: int, n_traj: int, seed: int = 3) -> mb.SemanticCosines:
+    """Trajectories share texts (rows of a small table), some have none (-1)."""
     rng = np.random.default_rng(seed)
-    vecs = rng.standard_normal((n_rules + 2 * n_traj, 16)).astype(np.float32)
-    has_secondary = rng.random(n_traj) < 0.5
-    return mb.SemanticCosines(trigger_vecs=vecs[:n_rules], primary_vecs=vecs[n_rules:n_rules + n_traj],
-                              secondary_vecs=vecs[n_rules + n_traj:], has_secondary=has_secondary, unique_texts=0)
+    table = rng.standard_normal((12, 16)).astype(np.float32)
+    return mb.SemanticCosines(trigger_vecs=rng.standard_normal((n_rules, 16)).astype(np.float32), table=table,
+                              primary_rows=rng.integers(-1, 12, n_traj), secondary_rows=rng.integers(-1, 12, n_traj),
+                              unique_texts=12)
+
+
+def _expanded(semantic: mb.SemanticCosines) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every trajectory's own primary and secondary vectors (zeros for -1), and which have one."""
+    padded = np.vstack([semantic.table, np.zeros((1, semantic.table.shape[1]), dtype=np.float32)])
+    return padded[semantic.primary_rows], padded[semantic.secondary_rows], semantic.secondary_rows >= 0
 
 
 def _direct(semantic: mb.SemanticCosines, lo: int, hi: int) -> np.ndarray:
-    return msemantic.cosine_matrix(semantic.trigger_vecs[lo:hi], semantic.primary_vecs, semantic.secondary_vecs,
-                                   semantic.has_secondary)
+    return msemantic.cosine_matrix(semantic.trigger_vecs[lo:hi], *_expanded(semantic))
 
 
 def test_chunks_read_the_rows_of_their_own_rules(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,3 +66,18 @@ def test_a_chunk_wider_than_the_budget_is_computed_whole(monkeypatch: pytest.Mon
     monkeypatch.setattr(mb, "COSINE_PAIRS", 10)
     semantic = _cosines(9, 40)
     np.testing.assert_allclose(semantic.block(0, 9), _direct(semantic, 0, 9), rtol=0, atol=1e-12)
+
+
+def test_shared_texts_are_multiplied_once_and_give_every_trajectory_its_cosine() -> None:
+    semantic = _cosines(5, 300)
+    targets = msemantic.CosineTargets.of_table(semantic.table, semantic.primary_rows, semantic.secondary_rows)
+    assert targets.secondary is not None
+    assert (len(targets.primary), len(targets.secondary)) == (13, 12)  # 12 texts (and "none" for primary)
+    np.testing.assert_allclose(targets.cosines(semantic.trigger_vecs), _direct(semantic, 0, 5), rtol=0, atol=1e-12)
+
+
+def test_orthogonal_and_missing_targets_give_exactly_0() -> None:
+    """An exact 0 switches the blend to lexical weights, so it must survive the spreading."""
+    table = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], dtype=np.float32)
+    targets = msemantic.CosineTargets.of_table(table, np.array([1, -1, 2, 0]), np.array([-1, 1, -1, 2]))
+    assert targets.cosines(np.array([[1.0, 0.0]])).tolist() == [[0.0, 0.0, 0.0, 1.0]]
