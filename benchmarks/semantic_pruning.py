@@ -14,7 +14,7 @@ warms the trajectory-side cache) and the second is reported: CPU seconds of the 
 To compare with the code before semantic pruning, run this same file from an export of that
 commit (it imports ``core`` from the checkout it sits in)::
 
-    git archive 74e8950 core | tar -x -C /tmp/before && mkdir -p /tmp/before/benchmarks \\
+    mkdir -p /tmp/before/benchmarks && git archive 74e8950 core | tar -x -C /tmp/before \\
       && cp benchmarks/semantic_pruning.py /tmp/before/benchmarks/ \\
       && python /tmp/before/benchmarks/semantic_pruning.py GENERATED_DIR
 """
