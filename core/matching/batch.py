@@ -130,11 +130,43 @@ def _needle_matrix(
 
 
 def _spread(values: np.ndarray, cols: np.ndarray, count: int, fill: Any) -> np.ndarray:
-    """[R, C] values of the scored columns -> [R, count], ``fill`` elsewhere."""
-    out = np.empty((values.shape[0], count), dtype=values.dtype)
-    out[...] = fill
+    """[R, C] values of the scored columns -> [R, count], ``fill`` elsewhere (a scalar, a
+    column [R, 1] or an [R, count] array, which is filled in place)."""
+    if isinstance(fill, np.ndarray) and fill.shape == (values.shape[0], count):
+        out = fill.astype(values.dtype, copy=False)
+    else:
+        out = np.empty((values.shape[0], count), dtype=values.dtype)
+        out[...] = fill
     out[:, cols] = values
     return out
+
+
+def _unscored(
+    cos: np.ndarray | None, profile: MatcherProfile, zero_rows: np.ndarray, blank_rows: np.ndarray
+) -> tuple[Any, Any, Any, Any]:
+    """score, blend, view, floor of the pairs ``candidate_columns`` leaves out: scalars or
+    columns when the run is lexical, [R, T] arrays when it is semantic.
+
+    Such a pair has token F1 = bigram = 0 and no alias, phrase, distinctive, exact or
+    signature hit, so what the full path gives it reduces to a function of its cosine:
+    the semantic blend ``0.5*0 + 0.3*0 + w*cos`` is exactly ``w*cos`` where cos > 0, the
+    lexical blend 0 elsewhere; the semantic floor where cos >= semantic_floor and the blend is
+    below it; then the no-token and blank early returns (score 0, view "none", no floor; the
+    blend is kept for a no-token rule, zeroed for a blank one); then Python's rounding.
+    ``zero_rows``: rules without tokens or with a blank trigger (bool [R]).
+    """
+    view = np.where(zero_rows, _V["none"], _V["haystack"]).astype(np.int8)[:, None]
+    if cos is None:
+        return 0.0, 0.0, view, 0
+    positive = cos > 0.0
+    blend = np.where(positive, profile.semantic_embed_weight * cos, 0.0)
+    raised = positive & (cos >= profile.semantic_floor) & (blend < profile.semantic_floor_score)
+    score = np.where(raised, profile.semantic_floor_score, blend)
+    floor = np.where(raised, _F["semantic"], _F[None]).astype(np.int8)
+    score[zero_rows] = 0.0
+    floor[zero_rows] = _F[None]
+    blend[blank_rows] = 0.0
+    return round_like_python(score, profile.round_digits), blend, view, floor
 
 
 def score_matrix(
@@ -171,8 +203,12 @@ def score_matrix(
     # Exact pruning: a trajectory that shares no token with the chunk's rules (trigger,
     # alias or signature tokens) and holds none of their substrings scores 0 with every
     # part 0 (see candidate_columns); only the others are scored, the rest is filled in.
+    # In a semantic run such a pair's score is a closed form of its cosine (see _unscored).
+    cos_all = None
+    if profile.semantic and cosine is not None:
+        cos_all = np.asarray(cosine, dtype=np.float64).reshape(shape)
     cols = None
-    if idx.words is not None and not (profile.semantic and cosine is not None):
+    if idx.words is not None:
         cols = candidate_columns(idx, (rule_tokens + rule_alias, sig_tokens),
                                  (*trig_h.values(), *trig_s.values(), *in_ref.values(), *present.values()))
 
@@ -233,9 +269,8 @@ def score_matrix(
 
     # --- blend and floors, in 0.3.1's order ----------------------------------------------
     floor = np.zeros(sub, dtype=np.int8)
-    cos = None
-    if profile.semantic and cosine is not None:
-        cos = np.asarray(cosine, dtype=np.float64).reshape(shape)
+    if cos_all is not None:
+        cos = pick(cos_all)
         positive = cos > 0.0
         semantic_blend = (
             profile.semantic_token_weight * token_f1
@@ -286,11 +321,13 @@ def score_matrix(
         token_f1 = np.where(blank, 0.0, token_f1)
         bigram = np.where(blank, 0.0, bigram)
         blend = np.where(blank, 0.0, blend)
-    if cols is not None:  # the pruned columns: every part 0, no floor, view "none" or "haystack"
-        unscored_view = np.where((n_tokens == 0) | blank_rows, _V["none"], _V["haystack"]).astype(np.int8)
-        score, token_f1, bigram, blend = (_spread(a, cols, count, 0.0) for a in (score, token_f1, bigram, blend))
-        exact, sig_hit, floor = (_spread(a, cols, count, 0) for a in (exact, sig_hit, floor))
-        view = _spread(view, cols, count, unscored_view[:, None])
+    if cols is not None:  # the pruned columns: every lexical part 0, the rest from the cosine
+        fill_score, fill_blend, fill_view, fill_floor = _unscored(cos_all, profile, (n_tokens == 0) | blank_rows,
+                                                                  blank_rows)
+        score, blend = _spread(score, cols, count, fill_score), _spread(blend, cols, count, fill_blend)
+        token_f1, bigram = (_spread(a, cols, count, 0.0) for a in (token_f1, bigram))
+        exact, sig_hit = (_spread(a, cols, count, False) for a in (exact, sig_hit))
+        view, floor = _spread(view, cols, count, fill_view), _spread(floor, cols, count, fill_floor)
 
     # --- decision inputs -----------------------------------------------------------------
     reasons = tuple(prefilter_reason(r.trigger, r.context) for r in rules)
@@ -343,5 +380,5 @@ def score_matrix(
         context_matched=context_matched,
         context_total=context_total,
         success=idx.success,
-        cosine=cos,
+        cosine=cos_all,
     )

@@ -96,11 +96,12 @@ class SemanticCosines:
     """Embeds the run's unique texts once (one batched call) and serves [R, T] cosines."""
 
     trigger_vecs: np.ndarray  # [R, D]
-    primary_vecs: np.ndarray  # [T, D]
-    secondary_vecs: np.ndarray  # [T, D]
-    has_secondary: np.ndarray  # [T] bool
+    table: np.ndarray  # [N, D] one vector per distinct trajectory text
+    primary_rows: np.ndarray  # [T] row of each trajectory's primary text in `table`, -1: none
+    secondary_rows: np.ndarray  # [T] same for the secondary text, -1: no secondary cosine
     unique_texts: int
     targets: msemantic.CosineTargets | None = None  # the [T] side, converted once
+    _rows: tuple[int, np.ndarray] | None = None  # (first rule, cosines [B, T]) computed ahead
 
     @classmethod
     def prepare(
@@ -120,23 +121,32 @@ class SemanticCosines:
             table = np.asarray(embed(texts), dtype=np.float32)
         else:
             table = np.zeros((0, 1), dtype=np.float32)
-        dim = table.shape[1]
         # Row -1 of `padded` is a zero vector: cosine 0 for blank texts.
-        padded = np.vstack([table, np.zeros((1, dim), dtype=np.float32)])
+        padded = np.vstack([table, np.zeros((1, table.shape[1]), dtype=np.float32)])
 
         def rows(items: Sequence[str | None]) -> np.ndarray:
-            idx = np.fromiter((slot.get(t, -1) if t else -1 for t in items), dtype=np.int64, count=len(items))
-            return padded[idx]
+            return np.fromiter((slot.get(t, -1) if t else -1 for t in items), dtype=np.int64, count=len(items))
 
-        return cls(
-            trigger_vecs=rows(triggers),
-            primary_vecs=rows(primary),
-            secondary_vecs=rows(secondary),
-            has_secondary=np.array([t is not None for t in secondary], dtype=bool),
-            unique_texts=len(texts),
-        )
+        # A trajectory whose secondary text is blank still has a secondary (zero) vector: cosine 0,
+        # which never changes the max, so -1 ("none") gives the same cosines.
+        return cls(trigger_vecs=padded[rows(triggers)], table=table, primary_rows=rows(primary),
+                   secondary_rows=rows(secondary), unique_texts=len(texts))
 
     def block(self, lo: int, hi: int) -> np.ndarray:
+        """[hi - lo, T] cosines of rules lo..hi. At 10^5 trajectories a chunk is one rule, and
+        one rule's product reads the whole [T, D] target side (300 MB in float64) to do 2
+        flops per element read: memory-bound, most of a semantic run. So rules are multiplied
+        COSINE_PAIRS at a time, ahead of the chunks that ask for them. (BLAS rounds the last
+        bit differently for different row counts, so a cosine may differ by ~1e-16 from a
+        chunk-by-chunk product; it did already between chunk sizes.)"""
         if self.targets is None:
-            self.targets = msemantic.CosineTargets.of(self.primary_vecs, self.secondary_vecs, self.has_secondary)
-        return self.targets.cosines(self.trigger_vecs[lo:hi])
+            self.targets = msemantic.CosineTargets.of_table(self.table, self.primary_rows, self.secondary_rows)
+        if self._rows is None or not (self._rows[0] <= lo and hi <= self._rows[0] + len(self._rows[1])):
+            ahead = max(hi - lo, COSINE_PAIRS // max(1, len(self.primary_rows)))
+            self._rows = (lo, self.targets.cosines(self.trigger_vecs[lo:lo + ahead]))
+        first, cosines = self._rows
+        return cosines[lo - first:hi - first].copy()  # the chunk's own: the cache is reused
+
+
+#: cosines computed per product ahead of the chunks (32 MB of float64 at most)
+COSINE_PAIRS = 1 << 22
