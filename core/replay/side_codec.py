@@ -177,7 +177,7 @@ def _decode(blob: bytes, key: str, trajectories: Sequence[ReplayTrajectory], inc
         hay_bigrams=matrices["hay_bigrams"], sig_bigrams=matrices["sig_bigrams"],
         hay_joined=hay_joined, hay_starts=hay_starts, sig_joined=sig_joined, sig_starts=sig_starts,
         ref_joined=ref_joined, ref_starts=ref_starts, domain_norm=_domain_norm(views),
-        group=np.asarray([_group(v.failure_class) for v in views], dtype=np.int64),
+        group=np.asarray(_per_distinct(_group, [v.failure_class for v in views]), dtype=np.int64),
         success=np.asarray([v.success for v in views], dtype=bool), words=words,
     )
     pools = PoolIndex.build(trajectories)
@@ -302,17 +302,13 @@ def _joined(texts: Sequence[str]) -> tuple[str, np.ndarray]:
 
 
 def _domain_norm(views: Sequence[TrajectoryViews]) -> tuple[str | None, ...]:
-    done: dict[str, str] = {}
-    out: list[str | None] = []
-    for v in views:
-        if v.domain is None:
-            out.append(None)
-        else:
-            norm = done.get(v.domain)
-            if norm is None:
-                norm = done[v.domain] = normalize(v.domain)
-            out.append(norm)
-    return tuple(out)
+    return tuple(_per_distinct(lambda d: None if d is None else normalize(d), [v.domain for v in views]))
+
+
+def _per_distinct(fn: Any, values: list[Any]) -> list[Any]:
+    """``[fn(v) for v in values]``, computed once per distinct value (few domains and classes)."""
+    done = {v: fn(v) for v in dict.fromkeys(values)}
+    return [done[v] for v in values]
 
 
 def _group(failure_class: str | None) -> int:
