@@ -21,12 +21,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+
 from core.importing import import_paths
 from core.replay.profiles import REFERENCE_0_3_1, threshold_for_corpus
 from core.replaying import ReplayInputs, materialise_expected_rules, run_replay
 from core.store.engine import open_store
 from core.store.outcome_reads import run_outcome_size
 from core.store.replay_repo import ReplayRepository
+from core.store.side_cache_repo import SideCacheRepository
 
 
 def _timed_saves() -> list[float]:
@@ -88,6 +91,14 @@ def end_to_end(corpus: Path, repeat: int = 3) -> int:
         runs: list[tuple[float, float, float]] = []  # wall, cpu, saving
         summary = None
         view_cache.clear()
+        # The import keeps the trajectory side in the store (docs/replay.md "Trajectory side kept
+        # in the store"), so this process's first run reads it. E2E_COLD_SIDE=1 deletes it first:
+        # the first run then builds the side, as every first run did before.
+        if os.environ.get("E2E_COLD_SIDE") == "1":
+            with store.session() as session:
+                session.execute(text("DELETE FROM replay_side_cache"))
+        kept = len(SideCacheRepository(store).keys())
+        print(f"trajectory side in the store before the first run: {'yes' if kept else 'no (the run builds it)'}")
         for _ in range(max(1, repeat)):
             spent.clear()
             t0, c0 = time.perf_counter(), time.process_time()
@@ -114,3 +125,68 @@ def end_to_end(corpus: Path, repeat: int = 3) -> int:
               f"1/{ref_cpu / best_cpu:.0f} of its CPU time")
         store.close()
     return 0
+
+
+def _first_run(store_path: str) -> str:
+    """In a new process: open the store, replay once (the process's first run); prints CPU and wall."""
+    from core.replay.profiles import REFERENCE_0_3_1 as profile
+
+    logging.disable(logging.WARNING)
+    store = open_store(Path(store_path))
+    t0, c0 = time.perf_counter(), time.process_time()
+    summary = run_replay(store, profile, include_expected_rules=True, scope="benchmark")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    store.close()
+    assert summary.status == "complete"
+    return f"{wall:.4f} {cpu:.4f}"
+
+
+def first_runs(corpus: Path, processes: int) -> int:
+    """The first run of a NEW process on an imported store, with the trajectory side in the store
+    (kept by the import) and without it, alternating, ``processes`` of each; prints the median and
+    the best, wall and CPU. A copy of one imported store per process, so no run sees another's."""
+    import shutil
+    import statistics
+    import subprocess
+    import sys
+
+    logging.disable(logging.WARNING)
+    times: dict[str, list[tuple[float, float]]] = {"side in the store": [], "side built": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base.sqlite"
+        store = open_store(base)
+        import_paths(store, [corpus])
+        materialise_expected_rules(store)
+        store.close()
+        for i in range(processes):
+            for label in times:
+                path = Path(tmp) / f"run{i}-{len(times[label])}-{label[-5:]}.sqlite"
+                shutil.copy(base, path)
+                if label == "side built":
+                    with open_store(path).session() as session:
+                        session.execute(text("DELETE FROM replay_side_cache"))
+                out = subprocess.run(
+                    [sys.executable, __file__, "--first-run", str(path)], capture_output=True, text=True, check=True,
+                    env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+                wall, cpu = (float(x) for x in out.stdout.split()[-2:])
+                times[label].append((wall, cpu))
+    for label, runs in times.items():
+        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+        print(f"first run of a new process, {label:17s}: median {statistics.median(walls):.3f} s wall / "
+              f"{statistics.median(cpus):.3f} s CPU, best {min(walls):.3f} / {min(cpus):.3f} ({len(runs)} processes)")
+    return 0
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="python benchmarks/e2e.py --first-runs N [CORPUS]")
+    parser.add_argument("corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpora"
+                                                          / "cauterule"))
+    parser.add_argument("--first-runs", type=int, default=0, help="new processes per case (side kept / built)")
+    parser.add_argument("--first-run", help=argparse.SUPPRESS)  # one child process: the store to replay on
+    args = parser.parse_args()
+    if args.first_run:
+        print(_first_run(args.first_run))
+        raise SystemExit(0)
+    raise SystemExit(first_runs(Path(args.corpus), args.first_runs or 5))

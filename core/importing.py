@@ -15,12 +15,15 @@ size limit; links to nowhere, FIFOs and devices are reported and skipped.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import text
 
 from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
@@ -34,6 +37,8 @@ from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
 from core.store.import_repo import ImportReportRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
+
+log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int, str], None]
 PENDING = "pending:"
@@ -166,7 +171,26 @@ def import_paths(
         notes=tuple(notes),
     )
     reports.finish(report_id, summary.to_json())
+    _keep_trajectory_side(store)
     return summary
+
+
+def _keep_trajectory_side(store: Store) -> None:
+    """Build the trajectory side the next replay looks for and keep it in the store
+    (``side_cache_repo.keep_side``), so the first replay after an import is warm even in a new
+    process. Only for sets up to ``view_cache.MAX_TRAJECTORIES`` (counted before any record
+    is read). A cache: a failure here is logged and never fails the import."""
+    from core.replay import view_cache
+    from core.replaying import load_trajectories
+    from core.store.side_cache_repo import keep_side
+
+    try:
+        with store.read_session() as session:
+            count = int(session.execute(text("SELECT count(*) FROM trajectory")).scalar_one())
+        if 0 < count <= view_cache.MAX_TRAJECTORIES:
+            keep_side(store, load_trajectories(store))
+    except Exception:
+        log.warning("the trajectory side could not be kept after the import", exc_info=True)
 
 
 NUL_REASON = "contains the NUL character (\\u0000), which the store cannot hold (PostgreSQL text cannot); record skipped"

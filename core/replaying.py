@@ -28,6 +28,7 @@ from core.store.embedding_repo import EmbeddingCacheRepository
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
+from core.store.side_cache_repo import StoredSides
 
 ProgressCallback = Callable[[int, int], None]
 ResultsCallback = Callable[[Sequence[RuleResult]], None]
@@ -241,10 +242,11 @@ def _run_replay(
         if on_results is not None:
             on_results(results)
 
+    sides = StoredSides(store, inputs.trajectories)  # the trajectory side: read from the store, or kept there
     try:
         output = replay(
             inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-            on_results=save, keep_outcomes=False,
+            on_results=save, keep_outcomes=False, side_store=sides,
         )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).
@@ -257,6 +259,7 @@ def _run_replay(
         run_id, output.status, output.pairs, output.seconds, config=config, config_hash=output.config_hash,
         corpus_hash=str(config.get("corpus_hash", "")), semantic_state=output.semantic_state,
     )
+    sides.save_pending()  # after the run is saved, in its own transaction: never delays results
     return ReplayRunSummary(
         run_id=run_id, status=output.status, profile=profile.name, model_id=model_id,
         semantic_state=output.semantic_state, pairs=output.pairs, seconds=output.seconds,

@@ -142,6 +142,38 @@ class TrajectoryViews:
             reference_sources=reference,
         )
 
+    @classmethod
+    def from_parts(
+        cls, texts: tuple[str, str, str, str], domain: str | None, failure_class: str | None, success: bool,
+        include_input: bool, haystack_sources: tuple[Source, ...], failure_point: str | None,
+        errors: tuple[Source, ...] | None = None,
+    ) -> TrajectoryViews:
+        """The views ``from_record`` returned, from their stored parts (``core.replay.side_codec``):
+        the normalised texts, the haystack's sources and the failure point. The other views'
+        sources are the ones ``from_record`` picks: point, class, step errors (the haystack's
+        ``steps[i].error`` sources; ``errors``: those, picked by the caller)."""
+        if errors is None:
+            errors = tuple(s for s in haystack_sources if s[0].endswith(".error"))
+        point: tuple[Source, ...] = (("failure_point", failure_point),) if failure_point else ()
+        klass: tuple[Source, ...] = (("failure_class", failure_class),) if failure_class else ()
+        # Filled without the frozen ``__init__`` (a checked ``object.__setattr__`` per field): a
+        # stored side reads thousands of views, and that was a third of reading it. Same fields,
+        # same values: the instance equals the one ``cls(...)`` makes (the round-trip tests).
+        views = cls.__new__(cls)
+        views.__dict__.update(
+            haystack=texts[0], signature=texts[1], classfree_signature=texts[2], reference_signature=texts[3],
+            domain=domain, failure_class=failure_class, success=success, include_input=include_input,
+            haystack_sources=haystack_sources, signature_sources=point + klass + errors,
+            classfree_sources=point + errors, reference_sources=klass + errors,
+        )
+        return views
+
+    @property
+    def failure_point(self) -> str | None:
+        """The record's failure point as the views hold it (None: none)."""
+        return self.signature_sources[0][1] if self.signature_sources[:1] and \
+            self.signature_sources[0][0] == "failure_point" else None
+
     def view_text(self, view: str) -> str:
         return {
             "haystack": self.haystack,

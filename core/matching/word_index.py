@@ -50,20 +50,39 @@ class WordIndex:
             distinct.discard("")
             word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])
             text_of.extend([t] * len(distinct))
-        self.words = list(vocab)
         # Postings (word id -> texts holding it, ascending) by one stable sort, not a list per word.
         words = np.asarray(word_of, dtype=np.int64)
         order = np.argsort(words, kind="stable")
-        ends = np.cumsum(np.bincount(words, minlength=len(self.words)))
-        self.postings = np.split(np.asarray(text_of, dtype=np.int64)[order], ends[:-1]) if self.words else []
+        ends = np.cumsum(np.bincount(words, minlength=len(vocab)))
+        self._finish(list(vocab), np.asarray(text_of, dtype=np.int64)[order], ends)
+
+    @classmethod
+    def from_postings(cls, texts: Sequence[str], words: list[str], flat: np.ndarray, ends: np.ndarray) -> WordIndex:
+        """The index ``WordIndex(texts)`` built, from its parts (``core.replay.side_codec``):
+        ``words`` in id order, every posting list concatenated (``flat``) and where each ends."""
+        index = cls.__new__(cls)
+        index.texts = tuple(texts)
+        index.count = len(index.texts)
+        index.scan_all = any("\n" in text for text in index.texts)
+        index._finish(words, flat, ends)
+        return index
+
+    @property
+    def postings_flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """(every posting list concatenated, where each ends): what ``from_postings`` reads."""
+        lengths = np.fromiter((p.size for p in self.postings), dtype=np.int64, count=len(self.postings))
+        flat = np.concatenate(self.postings) if self.postings else np.zeros(0, dtype=np.int64)
+        return flat.astype(np.int64, copy=False), np.cumsum(lengths)
+
+    def _finish(self, words: list[str], flat: np.ndarray, ends: np.ndarray) -> None:
+        self.words = words
+        self.postings = np.split(flat, ends[:-1]) if self.words else []
         self._joined = "\n" + "\n".join(self.words) + "\n"
-        starts = np.zeros(len(self.words), dtype=np.int64)
-        position = 1
-        for i, word in enumerate(self.words):
-            starts[i] = position
-            position += len(word) + 1
-        self._starts = starts
-        self._exact = vocab
+        # Each word's start in ``_joined``: after the leading "\n", the lengths before it plus one per word.
+        lengths = np.fromiter((len(w) for w in self.words), dtype=np.int64, count=len(self.words))
+        self._starts = 1 + np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64) \
+            if self.words else np.zeros(0, dtype=np.int64)
+        self._exact = {word: i for i, word in enumerate(self.words)}
         self._answers: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 

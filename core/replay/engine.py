@@ -64,6 +64,7 @@ def replay(
     on_results: Callable[[list[RuleResult]], None] | None = None,
     prune: bool | None = None,
     keep_outcomes: bool = True,
+    side_store: view_cache.Persisted | None = None,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
@@ -72,7 +73,8 @@ def replay(
     ``False`` forces the word indexes for substring tests on / off (same answers; off is
     the property test's oracle); ``None`` uses them for large trajectory sets. ``keep_outcomes=False`` drops each
     chunk's pair outcomes from the returned results once ``on_results`` has had them
-    (a caller that saves them keeps memory bounded by one chunk).
+    (a caller that saves them keeps memory bounded by one chunk). ``side_store``: where the
+    trajectory side is looked up (after memory) and told of a new one (``view_cache.Persisted``).
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -111,7 +113,7 @@ def replay(
         config = build_config(profile, matcher, state, model_id, rules, trajectories, check)
         chash = config_hash(config)
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, str(config["corpus_hash"]), check)
+            trajectories, matcher, prune, str(config["corpus_hash"]), check, side_store)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
         if state == "on":
@@ -173,30 +175,41 @@ def replay(
 
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
+    persisted: view_cache.Persisted | None = None,
 ) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
     """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
     reused when the very same trajectories come again (the what-if loop, replaying a
-    selection). The corpus hash covers every record; the pool index and the recovery and
-    domain-gate arrays also read the fields a caller passes beside the record (store key,
-    id, domain, success, failure class), so those are part of the key as well."""
-
-    def build() -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
-        views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
-        view_index = mb.index_views(views, prune, check)
-        index = PoolIndex.build(trajectories)
-        recovery = recovery_mask(trajectories)
-        codes = trajectory_fallback_codes(trajectories)
-        for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
-            shared.flags.writeable = False
-        return views, view_index, index, recovery, codes
-
-    n = len(trajectories)
-    fields = None if n > view_cache.MAX_TRAJECTORIES else tuple(
-        (t.key, t.trajectory_id, t.domain, t.success, t.failure_class) for t in trajectories)
-    side = view_cache.cached((corpus, matcher.include_input, prune, fields), n, build)
+    selection), from memory or from ``persisted`` (the store's copy, for a new process)."""
+    key = trajectory_side_key(trajectories, matcher.include_input, prune, corpus)
+    side = view_cache.cached(key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check),
+                             persisted)
     if check is not None:
         check()
     return side
+
+
+def trajectory_side_key(
+    trajectories: Sequence[ReplayTrajectory], include_input: bool, prune: bool | None, corpus: str,
+) -> tuple[Any, ...]:
+    """The side's cache key. The corpus hash covers every record; the pool index and the
+    recovery and domain-gate arrays also read the fields a caller passes beside the record
+    (store key, id, domain, success, failure class), so those are part of the key as well."""
+    fields = None if len(trajectories) > view_cache.MAX_TRAJECTORIES else tuple(
+        (t.key, t.trajectory_id, t.domain, t.success, t.failure_class) for t in trajectories)
+    return (corpus, include_input, prune, fields)
+
+
+def build_trajectory_side(
+    trajectories: Sequence[ReplayTrajectory], matcher: Any, prune: bool | None, check: Check | None,
+) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
+    view_index = mb.index_views(views, prune, check)
+    index = PoolIndex.build(trajectories)
+    recovery = recovery_mask(trajectories)
+    codes = trajectory_fallback_codes(trajectories)
+    for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
+        shared.flags.writeable = False
+    return views, view_index, index, recovery, codes
 
 
 def _lexical_evidence(block: mb.Block) -> np.ndarray:

@@ -45,11 +45,16 @@ class PoolIndex:
         domains[:] = [t.domain for t in trajectories]
         keys = np.fromiter((t.key for t in trajectories), dtype=np.int64, count=n)
         failure = np.fromiter((not t.success for t in trajectories), dtype=bool, count=n)
+        return cls.from_arrays(ids, keys, domains, failure)
+
+    @classmethod
+    def from_arrays(cls, ids: np.ndarray, keys: np.ndarray, domains: np.ndarray, failure: np.ndarray) -> PoolIndex:
+        """The index over these columns (``build``'s, or read back by ``core.replay.side_codec``)."""
         id_positions: dict[str, list[int]] = {}
         key_positions: dict[int, list[int]] = {}
-        for position, t in enumerate(trajectories):
-            id_positions.setdefault(t.trajectory_id, []).append(position)
-            key_positions.setdefault(t.key, []).append(position)
+        for position, (tid, key) in enumerate(zip(ids.tolist(), keys.tolist())):
+            id_positions.setdefault(tid, []).append(position)
+            key_positions.setdefault(key, []).append(position)
         return cls(ids=ids, keys=keys, domains=domains, failure=failure, id_positions=id_positions,
                    key_positions=key_positions)
 

@@ -1,5 +1,5 @@
 """SQLModel classes for the scale tables (``replay_pool``: legacy step 8, ``migrations_scale``;
-``replay_outcome_block``: revision 0009).
+``replay_outcome_block``: revision 0009; ``replay_side_cache``: revision 0010).
 
 Each result's stored outcomes are one columnar block (``outcome_blocks``) and its recall
 pool one ``replay_pool`` row, from which ``outcome_reads`` derives the score-0 ``missed``
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Column, ForeignKey, Integer, LargeBinary
+from sqlalchemy import Column, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
 
@@ -33,3 +33,17 @@ class ReplayPoolRow(SQLModel, table=True):
     zero_view: Optional[str] = None
     zero_cosine: Optional[float] = None
     zero_margin: float
+
+
+class ReplaySideCacheRow(SQLModel, table=True):
+    """A run's trajectory side (``core.replay.side_codec``), so a new process's first run on the
+    same trajectories reads it instead of building it (``side_cache_repo``: a few entries at most)."""
+
+    __tablename__ = "replay_side_cache"
+    __table_args__ = (Index("ix_replay_side_cache_key", "cache_key", unique=True),)
+    id: Optional[int] = Field(default=None, primary_key=True)  # write order: the oldest entries go first
+    cache_key: str = Field(sa_column=Column(String(64), nullable=False))  # side_codec.side_key (sha256 hex)
+    format: int  # side_codec.FORMAT_VERSION of the blob
+    engine_version: str
+    trajectories: int
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -16,6 +16,7 @@ from core.labels.service import adjudicate as adjudicate_label
 from core.labels.service import save_label
 from core.promotion import approve
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
+from core.replaying import load_trajectories
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import ImportIssue
 from core.store.embedding_repo import EmbeddingCacheRepository
@@ -24,6 +25,7 @@ from core.store.import_repo import ImportReportRepository
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
+from core.store.side_cache_repo import keep_side
 from core.team.store_copy import store_tables
 
 
@@ -115,6 +117,7 @@ def fill_every_table(store: Store) -> None:
             "INSERT INTO replay_pool (result_id, domain, exclude_pk, exclude_tid, max_pk, zero_view, zero_cosine, "
             "zero_margin) VALUES (:r, NULL, NULL, 'F-1', :m, 'haystack', 0.25, 0.125)"),
             {"r": result, "m": max(b.pks.values())})
+    keep_side(store, load_trajectories(store))  # a replay_side_cache row (the trajectory side of the set)
 
 
 def empty_tables(store: Store) -> list[str]:
