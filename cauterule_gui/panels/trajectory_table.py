@@ -157,6 +157,11 @@ class TrajectoryTablePanel(QWidget):
     def _update_counts(self, total: int) -> None:
         self._fit_columns_once()
         flt = self.model.filter
+        if self.model.loading:  # the first page is read off the GUI thread: say so, not "no trajectories"
+            self.count_label.setText("loading…")
+            self.empty_label.setText("Loading trajectories…")
+            self.stack.setCurrentWidget(self.empty_label)
+            return
         filtered = bool(flt.text or flt.corpus)
         noun = "trajectory" if total == 1 else "trajectories"
         self.count_label.setText(f"{total:,} {noun}" + (" match" if filtered and flt.text else ""))
