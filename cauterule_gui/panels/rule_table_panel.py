@@ -171,7 +171,10 @@ class RuleTablePanel(QWidget):
         self._repo = repo
         self.model.set_repository(repo)
         self._update_labels()  # "loading rules…" while the first page is read
-        self.refresh_options()
+        if self.model.loading:  # the rows first: the filter choices once they are in
+            self.model.loaded.connect(self.refresh_options, Qt.ConnectionType.SingleShotConnection)
+        else:
+            self.refresh_options()
 
     def set_scope(self, scope: WorkspaceScope) -> None:
         keep = self.current_rule_id()
