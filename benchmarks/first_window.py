@@ -7,7 +7,10 @@ Times, from before the store is opened (the GUI's own path: file check, instance
 both show their first rows; then how long the background integrity check of a store over
 ``EAGER_CHECK_BYTES`` took after that (the window was usable meanwhile). The process's CPU
 time (every thread) is printed at both points, and each job the window started (marked when before it was usable),
-with when it started and how long it ran (``--jobs``). Settings go to a
+with when it started and how long it ran (``--jobs``). The GUI thread's longest stall is
+printed too: the largest gap between two beats of a 5 ms timer, counted from just before
+``MainWindow(...)`` (so building the window is a stall) until the tables are shown, and until
+the check is done. Settings go to a
 temporary folder. Each repeat is a new window in the same process (the first one also pays
 the imports' first use).
 """
@@ -23,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from cauterule_gui.jobs import JobRunner  # noqa: E402
@@ -40,6 +43,30 @@ def wait_until(app: QApplication, done: object, timeout_s: float = 120.0) -> boo
         app.processEvents()
         time.sleep(0.002)
     return True
+
+
+class Heartbeat:
+    """The longest the GUI thread went without running its event loop: the largest gap between
+    two beats of a 5 ms timer, from ``start`` on (``take`` closes the gap still open)."""
+
+    def __init__(self, start: float) -> None:
+        self.start = self.last = start
+        self.longest, self.at = 0.0, 0.0
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._beat)
+        self.timer.start()
+
+    def _beat(self) -> None:
+        now = time.perf_counter()
+        if now - self.last > self.longest:
+            self.longest, self.at = now - self.last, self.last - self.start
+        self.last = now
+
+    def take(self) -> tuple[float, float]:
+        self._beat()
+        return self.longest, self.at
 
 
 class JobLog:
@@ -86,13 +113,21 @@ def one_window(app: QApplication, store: Path, settings_dir: Path,
     log = JobLog(runner, t0)
     services = open_services(store)
     opened = time.perf_counter() - t0
+    beat = Heartbeat(time.perf_counter())
     window = MainWindow(services, runner, settings, open_services)
     window.show()
+    built = time.perf_counter() - beat.start
     ok = wait_until(app, lambda: window.rule_model.rowCount() > 0 and window.trajectory_model.rowCount() > 0)
     usable = time.perf_counter() - t0
     cpu_usable = time.process_time() - c0
+    stall_usable, stall_at = beat.take()
     wait_until(app, lambda: not window.integrity.running, 600)
     checked = time.perf_counter() - t0
+    stall_all, stall_all_at = beat.take()
+    beat.timer.stop()
+    print(f"    GUI thread: window built and shown in {built:5.3f} s; longest stall until the tables were shown "
+          f"{stall_usable:5.3f} s (from {stall_at:5.2f} s), until the check was done {stall_all:5.3f} s "
+          f"(from {stall_all_at:5.2f} s)", flush=True)
     damaged = window.integrity.banner.isVisible()
     if gate_seconds:
         gate_scan(app, window, gate_seconds)

@@ -74,9 +74,10 @@ class MainWindow(QMainWindow):
         # Every read and write after the store opened goes through this (off the GUI thread).
         self.db = DatabaseExecutor(runner, lambda: self.services, self)
 
-        # Corpus tab (unchanged from the first window).
-        self.corpus_model = CorpusTableModel(services.corpora, self)
-        self.trajectory_model = TrajectoryTableModel(services.corpora, self)
+        # Corpus tab. The models get the executor before any read: their first pages are read
+        # on a worker from the first event-loop turn, so the window paints before (docs/gui.md).
+        self.corpus_model = CorpusTableModel(services.corpora, self, db=self.db)
+        self.trajectory_model = TrajectoryTableModel(services.corpora, self, db=self.db)
         self.navigator = CorpusNavigatorPanel(self.corpus_model)
         self.table_panel = TrajectoryTablePanel(self.trajectory_model)
         self.viewer = TrajectoryViewerPanel()
@@ -93,15 +94,13 @@ class MainWindow(QMainWindow):
         # Review tab.
         self.identity = ReviewerIdentity(settings, self)
         self.identity.follow_store(services.login)
-        self.rule_model = RuleTableModel(services.results, self)
+        self.rule_model = RuleTableModel(services.results, self, db=self.db)
         self.rule_model.set_reviewer(self.identity.name)
         self.workspace = ReviewWorkspace(self.rule_model, self)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("mainTabs")
         self.tab_registry = TabRegistry(self, self.tabs)
         self.setCentralWidget(self.tabs)
-        for model in (self.corpus_model, self.trajectory_model):
-            model.set_executor(self.db)
         self.workspace.rules.set_executor(self.db)
         self.workspace.evidence.set_executor(self.db)  # a bucket's later pages
         self.history = RunHistoryDock(self)
@@ -154,9 +153,9 @@ class MainWindow(QMainWindow):
         self._show_reviewer(self.identity.name or "")
         self.model_label.setText(self.replay.model_state)
         self.workspace.rules.set_repository(services.results)
-        self.refresh_history()
-        self.start.describe()
-        self.bulk.refresh_duplicates()
+        # Queued behind the first table pages (their reads start on the first turn, in this order).
+        for read in (self.refresh_history, self.start.describe, self.bulk.refresh_duplicates):
+            QTimer.singleShot(0, self, read)
         from cauterule_gui.loop.install import install_loop  # gate, injection, taint, new candidate (H15)
 
         self.loop = install_loop(self)
@@ -196,6 +195,11 @@ class MainWindow(QMainWindow):
         self.workspace.rules.show_latest_requested.connect(lambda: self.workspace.rules.set_scope(WorkspaceScope()))
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(lambda _scheme: self._on_colours_changed())
+
+    @property
+    def first_pages_loading(self) -> bool:
+        """The corpora, trajectory and rules tables' first pages are still being read (off the GUI thread)."""
+        return self.corpus_model.loading or self.trajectory_model.loading or self.rule_model.loading
 
     # -- behaviour ---------------------------------------------------------------------
     def _review_active(self) -> bool:

@@ -240,6 +240,11 @@ class _SelfTest:
         self.window.show()
         for _ in range(5):
             QApplication.processEvents()
+        # The first pages are read off the GUI thread: let them arrive before the picture.
+        deadline = time.monotonic() + 30
+        while getattr(self.window, "first_pages_loading", False) and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.01)
         _check(self.window.isVisible(), "the main window did not become visible")
         corpora = self.window.corpus_model.rowCount() if hasattr(self.window, "corpus_model") else None
         _check(corpora is None or corpora > 0, "the window lists no corpora after the import")

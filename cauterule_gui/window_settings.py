@@ -35,13 +35,30 @@ def restore_settings(window: MainWindow) -> None:
         window.theme_actions[theme.THEMES.index(chosen)].setChecked(True)
         if chosen != theme.choice():
             theme.apply_choice(chosen)
-    has_results = window.services is not None and window.services.results.has_results()
     if session_state.restore(window, window._settings):
         return  # the tab, rule, evidence row and label the reviewer stopped at
     if keys.read_bool(window._settings, keys.KEY_WELCOME, True):
         window.tabs.setCurrentWidget(window.welcome)
-    else:
-        window.tabs.setCurrentWidget(window.workspace if has_results else window.splitter)
+        return
+    open_results_tab(window)
+
+
+def open_results_tab(window: MainWindow) -> None:
+    """The Review tab when the store has replay results, else the Corpus tab."""
+    # The Review tab first (showing the Corpus tab would start its gate scan); the Corpus tab
+    # once a read off the GUI thread says there are no results, unless the reviewer has chosen
+    # a tab meanwhile.
+    window.tabs.setCurrentWidget(window.workspace)
+    moved: list[int] = []
+    window.tabs.currentChanged.connect(marker := lambda index: moved.append(index))
+
+    def chosen_tab(has_results: bool) -> None:
+        window.tabs.currentChanged.disconnect(marker)
+        if not has_results and not moved:
+            window.tabs.setCurrentWidget(window.splitter)
+
+    if window.db.query(lambda s: s.results.has_results(), chosen_tab, name="has results") is None:
+        window.tabs.currentChanged.disconnect(marker)
 
 
 def save_settings(window: MainWindow) -> None:

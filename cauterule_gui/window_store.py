@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
-from cauterule_gui import session_state
+from cauterule_gui import session_state, window_settings
 from cauterule_gui.live_changes import install_live_changes
 from cauterule_gui.recent_stores import recent_stores
 from cauterule_gui.services import STORE_ERRORS, describe_store_error
@@ -83,13 +83,13 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     window.trajectory_model.set_repository(services.corpora)
     window.viewer.show_trajectory(None)
     window.workspace.rules.set_repository(services.results)
-    window.history.refresh(services.replays)
+    window.refresh_history()  # off the GUI thread
     window._show_store_path()
     window.workflows.store_switched(services)
     window.start.describe()
     window.bulk.refresh_duplicates()
     if not session_state.restore(window, window._settings):
-        window.tabs.setCurrentWidget(window.workspace if services.results.has_results() else window.splitter)
+        window_settings.open_results_tab(window)  # asks the store off the GUI thread
     install_live_changes(window)  # a team store: follow its changes; the old store's feed stops
     if previous is not None:
         previous.close()

@@ -118,7 +118,8 @@ class LoopController(QObject):
         self._reload_timer.setInterval(100)
         self._reload_timer.timeout.connect(self.reload)
         # The corpus model resets on import, refresh and store switch: stale then.
-        window.corpus_model.modelReset.connect(self._reload_timer.start)
+        window.corpus_model.modelReset.connect(
+            lambda: None if window.corpus_model.first_load else self._reload_timer.start())
         # Like every tab: committed writes of the kinds these views show refresh them.
         window.db.changes_applied.connect(self._changes_applied)
         # Nothing is computed here: the views that show it start it when they are shown.

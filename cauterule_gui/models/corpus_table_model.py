@@ -1,13 +1,15 @@
 """Corpora for the navigator: a small list (one row per corpus), loaded whole.
 
-Row 0 is the synthetic "All corpora" entry; its corpus name role is ``None``.
+Row 0 is the synthetic "All corpora" entry; its corpus name role is ``None``. Built with an
+executor (``db=``), it reads nothing while the window is built: the list is read off the GUI
+thread from the first event-loop turn, and the counts show "…" until it is in.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusInfo
@@ -28,12 +30,18 @@ CORPUS_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class CorpusTableModel(QAbstractTableModel):
-    def __init__(self, repository: CorpusRepository | None = None, parent: Any = None) -> None:
+    def __init__(self, repository: CorpusRepository | None = None, parent: Any = None,
+                 db: DatabaseExecutor | None = None) -> None:
         super().__init__(parent)
         self._repo = repository
         self._corpora: list[CorpusInfo] = []
-        self._db: DatabaseExecutor | None = None
-        self._load()
+        self._db: DatabaseExecutor | None = db
+        self.loading = db is not None and repository is not None  # the list is on its way
+        self.first_load = False
+        if db is None:
+            self._load()
+        else:
+            QTimer.singleShot(0, self, self.refresh)
 
     def set_executor(self, db: DatabaseExecutor | None) -> None:
         """Refreshes read the corpora off the GUI thread through ``db`` from now on."""
@@ -46,14 +54,19 @@ class CorpusTableModel(QAbstractTableModel):
     def refresh(self) -> None:
         repo = self._repo
         if self._db is not None and repo is not None:
-            self._db.query(lambda _s: repo.list_corpora(), self._show, name="corpora", key=f"corpora:{id(self)}")
+            if self._db.query(lambda _s: repo.list_corpora(), self._show, name="corpora",
+                              key=f"corpora:{id(self)}") is None:
+                self._show([])  # no store open any more
             return
         self._show(repo.list_corpora() if repo is not None else [])
 
     def _show(self, corpora: list[CorpusInfo]) -> None:
+        # The first list arriving shows what the store held at start: nothing changed (``first_load``).
+        self.first_load, self.loading = self.loading, False
         self.beginResetModel()
         self._corpora = list(corpora)
         self.endResetModel()
+        self.first_load = False
 
     def _load(self) -> None:
         self._corpora = self._repo.list_corpora() if self._repo is not None else []
@@ -110,6 +123,8 @@ class CorpusTableModel(QAbstractTableModel):
         return None
 
     def _all_data(self, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and self.loading and column in (COL_TRAJECTORIES, COL_RULES):
+            return "…"  # not read yet: not zero
         if role == Qt.ItemDataRole.DisplayRole:
             trajectories = sum(c.trajectories for c in self._corpora)
             rules = sum(c.rules for c in self._corpora)

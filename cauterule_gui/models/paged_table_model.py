@@ -3,9 +3,14 @@
 A subclass holds only the rows fetched so far and says how to get them: ``_first(limit)``
 returns the total and the first rows (a ``FirstPage``, plus any extra the subclass keeps,
 applied by ``_apply_extra``), ``_fetch(offset)`` the next page. Neither touches ``self``'s
-rows: once the window gives the model its ``DatabaseExecutor`` (``set_executor``), both run
-off the GUI thread and the rows arrive by signal (``loaded`` after a refresh, rows inserted
-after ``fetchMore``). Without an executor (a model used alone) they run at once.
+rows: once the model has its ``DatabaseExecutor`` (``db=`` at construction, or ``set_executor``),
+both run off the GUI thread and the rows arrive by signal (``loaded`` after a refresh, rows
+inserted after ``fetchMore``). Without an executor (a model used alone) they run at once.
+
+A model built with ``db=`` reads nothing while the window is being built: it is ``loading``
+(empty, ``busy``) and asks for its first page on the first event-loop turn, once, whatever
+the construction changed meanwhile (reviewer, repository, restored filter). So the window
+paints before any table page is read, and every read of it is on a worker thread.
 
 A refresh re-reads at least as many rows as were shown, so the row the reviewer was on is
 still there to re-select; a result from an older refresh (the filter changed again) is
@@ -20,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 if TYPE_CHECKING:
     from cauterule_gui.db.executor import DatabaseExecutor
@@ -42,18 +47,25 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
     loaded = Signal()  # a refresh's rows are in (the view may re-select now)
     COLUMNS: tuple[tuple[str, str, str], ...] = ()
 
-    def __init__(self, parent: Any = None, page_size: int = 200, order_by: str = "id") -> None:
+    def __init__(self, parent: Any = None, page_size: int = 200, order_by: str = "id",
+                 db: DatabaseExecutor | None = None) -> None:
         super().__init__(parent)
         self._page = page_size
         self._order_by = order_by
         self._descending = False
         self._rows: list[Row] = []
         self._total = 0
-        self._db: DatabaseExecutor | None = None
+        self._db: DatabaseExecutor | None = db
         self._generation = 0  # bumped by every refresh: older answers are dropped
         self._pending_page = False
-        self._waiting_first = False
+        # Built with an executor: no read until the first event-loop turn (``_start``); the
+        # refreshes construction asks for meanwhile are folded into that one read.
+        self._held = db is not None
+        self._waiting_first = db is not None
+        self._loading = db is not None  # no page has arrived yet (the view shows "loading…")
         self._after_page: list[Callable[[], None]] = []
+        if db is not None:
+            QTimer.singleShot(0, self, self._start)
 
     # -- what a subclass provides (both may run on a worker thread: read, never mutate) ----
     def _first(self, limit: int) -> FirstPage[Row]:
@@ -95,13 +107,24 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         return self._descending
 
     @property
+    def loading(self) -> bool:
+        """The first page has not arrived yet (built with an executor; nothing read so far)."""
+        return self._loading
+
+    @property
     def busy(self) -> bool:
         """A refresh or a page is on its way."""
         return self._pending_page or self._waiting_first
 
     def _reload(self) -> None:
-        """Read the first page now, on this thread (construction, or no executor)."""
-        self._set_first(self._first(self._page))
+        """End of a subclass's construction: read the first page now, on this thread, when
+        there is no executor; with one, the first event-loop turn reads it (``_start``)."""
+        if self._db is None:
+            self._set_first(self._first(self._page))
+
+    def _start(self) -> None:
+        self._held = False
+        self.refresh()
 
     def _set_first(self, first: FirstPage[Row]) -> None:
         self._total, self._rows = first.total, list(first.rows)
@@ -110,6 +133,9 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
     def refresh(self) -> None:
         self._generation += 1
         self._pending_page = False
+        if self._held:  # still being built: the first turn reads, once, with what is set by then
+            self._waiting_first = True
+            return
         limit = max(self._page, self._fetched())
         if self._db is None:
             self._apply_first(self._generation, self._first(limit))
@@ -125,7 +151,7 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
     def _apply_first(self, generation: int, first: FirstPage[Row]) -> None:
         if generation != self._generation:
             return
-        self._waiting_first = False
+        self._waiting_first = self._loading = False
         self.beginResetModel()
         self._set_first(first)
         self.endResetModel()

@@ -12,7 +12,7 @@ reviewer off their place: it reads the members of the groups that are expanded a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
@@ -27,6 +27,9 @@ from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.models.rule_cells import *  # noqa: F403
 from cauterule_gui.models.rule_cells import COL_BROKEN, COL_STATUS, COL_TRIGGER, COL_VERDICT, COLUMNS
 from cauterule_gui.plain_text import plain_tooltip
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 PAGE_SIZE = 200
 Index = QModelIndex | QPersistentModelIndex
@@ -49,14 +52,13 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
     members_loaded = Signal()  # members of one or more groups were read (and shown if expanded)
 
     def __init__(self, repository: ResultRepository | None = None, parent: Any = None,
-                 page_size: int = PAGE_SIZE) -> None:
-        super().__init__(parent, page_size, order_by="rule")
+                 page_size: int = PAGE_SIZE, db: DatabaseExecutor | None = None) -> None:
+        super().__init__(parent, page_size, order_by="rule", db=db)
         self._repo = repository
         self._filter = WorkspaceFilter()
         self._scope = WorkspaceScope()
         self._reviewer: str | None = None
-        self.unreviewed = 0
-        self.rule_total = 0
+        self.unreviewed = self.rule_total = 0
         self._heads: list[WorkspaceRule] = []
         self._members: dict[str, list[WorkspaceRule]] = {}
         self._expanded: set[str] = set()

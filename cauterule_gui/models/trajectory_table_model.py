@@ -8,7 +8,7 @@ Filtering and sorting are done by the repository in SQL; changing either resets 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
@@ -17,6 +17,9 @@ from core.store.dto import TrajectorySummary
 
 from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
+
+if TYPE_CHECKING:
+    from cauterule_gui.db.executor import DatabaseExecutor
 
 PAGE_SIZE = 200
 
@@ -45,8 +48,8 @@ class TrajectoryTableModel(PagedTableModel[TrajectorySummary]):
     COLUMNS = COLUMNS
 
     def __init__(self, repository: CorpusRepository | None = None, parent: Any = None,
-                 page_size: int = PAGE_SIZE) -> None:
-        super().__init__(parent, page_size, order_by="id")
+                 page_size: int = PAGE_SIZE, db: DatabaseExecutor | None = None) -> None:
+        super().__init__(parent, page_size, order_by="id", db=db)
         self._repo = repository
         self._filter = TrajectoryFilter()
         self._loop: dict[int, Any] = {}  # pk -> core.loop.views.TrajectoryLoopInfo, computed off the GUI thread

@@ -30,6 +30,7 @@ from core.store.workspace_query import WorkspaceFilter, WorkspaceRule, Workspace
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.models import rule_table_model as cols
 from cauterule_gui.models.rule_table_model import ROW_ROLE, RuleTableModel
+from cauterule_gui.panels.rule_table_widths import FIXED_SAMPLES, FLEXIBLE, filter_combo
 from cauterule_gui.plain_text import plain_label
 
 if TYPE_CHECKING:
@@ -38,24 +39,6 @@ if TYPE_CHECKING:
 FILTER_DEBOUNCE_MS = 250
 STATUS_CHOICES = (("Any status", None), ("Unreviewed", "unreviewed"), ("Approved", "approve"),
                   ("Rejected", "reject"), ("Deferred", "defer"))
-# Sample values that size the short columns; the text columns share the rest (weight, floor in chars).
-_FIXED_SAMPLES = {cols.COL_DOMAIN: "python", cols.COL_VERDICT: "? inconclusive", cols.COL_PREVENTED: "123",
-                  cols.COL_BROKEN: "⚠ 12", cols.COL_NEAR: "12", cols.COL_MISSED: "123",
-                  cols.COL_PRECISION: "1.00 [0.86–1.00]", cols.COL_RECALL: "1.00 [0.86–1.00]",
-                  cols.COL_STATUS: "· unreviewed", cols.COL_MARK: "—", cols.COL_RUN: "#12"}
-_FLEXIBLE = {cols.COL_TRIGGER: (5.0, 24), cols.COL_DIRECTIVE: (2.0, 8), cols.COL_ORIGIN: (1.5, 9),
-             cols.COL_REASON: (0.3, 7), cols.COL_REVIEWER: (0.3, 5)}
-
-
-def _combo(name: str, all_text: str, parent: QWidget) -> QComboBox:
-    combo = QComboBox(parent)
-    combo.setObjectName(name)
-    combo.setAccessibleName(all_text)
-    combo.addItem(all_text, None)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-    return combo
-
-
 class RuleTablePanel(QWidget):
     rule_selected = Signal(object)  # WorkspaceRule | None
     show_latest_requested = Signal()
@@ -65,10 +48,10 @@ class RuleTablePanel(QWidget):
         self.model = model
         self._repo: ResultRepository | None = None
 
-        self.verdict_combo = _combo("verdictFilter", "All verdicts", self)
-        self.reason_combo = _combo("reasonFilter", "All reasons", self)
-        self.domain_combo = _combo("domainFilter", "All domains", self)
-        self.corpus_combo = _combo("corpusFilter", "All corpora", self)
+        self.verdict_combo = filter_combo("verdictFilter", "All verdicts", self)
+        self.reason_combo = filter_combo("reasonFilter", "All reasons", self)
+        self.domain_combo = filter_combo("domainFilter", "All domains", self)
+        self.corpus_combo = filter_combo("corpusFilter", "All corpora", self)
         self.status_combo = QComboBox(self)
         self.status_combo.setObjectName("statusFilter")
         self.status_combo.setAccessibleName("Review status")
@@ -111,7 +94,7 @@ class RuleTablePanel(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setHighlightSections(False)
-        self.column_fit = ColumnFit(self.view, _FIXED_SAMPLES, _FLEXIBLE)  # elides in the middle
+        self.column_fit = ColumnFit(self.view, FIXED_SAMPLES, FLEXIBLE)  # elides in the middle
         self.column_fit.elide_left(cols.COL_ORIGIN)  # a rule file's name is at its end
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.view.setSortingEnabled(True)
@@ -142,6 +125,8 @@ class RuleTablePanel(QWidget):
         self._after_load: tuple[Callable[[], None], int | None] | None = None  # (then, rule shown when asked)
         self._before_reset: tuple[int | None, int] = (None, -1)  # the rule and row shown before a reset
         self._moves, self._auto = 0, False  # moves to a rule other than a refresh's re-selection (``_auto``)
+        # Asked before the first page arrived (session, "show in Review"): (rule, not_found, moves then).
+        self._first_select: tuple[int, Callable[[], None] | None, int] | None = None
         model.modelAboutToBeReset.connect(
             lambda: setattr(self, "_before_reset", (self.current_rule_id(), self.view.currentIndex().row())))
         model.loaded.connect(self._on_loaded)
@@ -164,6 +149,9 @@ class RuleTablePanel(QWidget):
             # moved to another rule while the rows were read: stay where they are now.
             keep, row = self._before_reset
             self._reselect(keep, row if row >= 0 else None)
+        wanted, self._first_select = self._first_select, None
+        if wanted is not None and wanted[2] == self._moves:
+            self.select_rule(wanted[0], wanted[1])
 
     def _refresh_then(self, then: Callable[[], None], change: Callable[[], None]) -> None:
         """Run ``change`` (which refreshes the model) and ``then`` once its rows are in."""
@@ -182,7 +170,11 @@ class RuleTablePanel(QWidget):
     def set_repository(self, repo: ResultRepository | None) -> None:
         self._repo = repo
         self.model.set_repository(repo)
-        self.refresh_options()
+        self._update_labels()  # "loading rules…" while the first page is read
+        if self.model.loading:  # the rows first: the filter choices once they are in
+            self.model.loaded.connect(self.refresh_options, Qt.ConnectionType.SingleShotConnection)
+        else:
+            self.refresh_options()
 
     def set_scope(self, scope: WorkspaceScope) -> None:
         keep = self.current_rule_id()
@@ -310,6 +302,9 @@ class RuleTablePanel(QWidget):
         """Select the rule; True when it is selected now. A rule not shown is looked up in its
         duplicate group (one read off the GUI thread; a collapsed group expands), then in the
         next pages as they arrive (selected then, or ``not_found`` called)."""
+        if self.model.loading:  # nothing read yet: with the first page (the latest ask wins)
+            self._first_select = (rule_id, not_found, self._moves)
+            return False
         row = self.model.row_of_rule(rule_id)
         if row is not None:
             self.select_row(row)
@@ -383,7 +378,8 @@ class RuleTablePanel(QWidget):
             self.progress_label.setText("")
             return
         total = self.model.rule_total  # rules, not rows: a group row stands for several
-        self.progress_label.setText(f"{total - self.model.unreviewed:,} / {total:,} reviewed")
+        self.progress_label.setText("loading rules…" if self.model.loading
+                                    else f"{total - self.model.unreviewed:,} / {total:,} reviewed")
 
     # -- settings ----------------------------------------------------------------------
     def header_state(self) -> QByteArray:

@@ -29,6 +29,7 @@ from cauterule_gui.models.trajectory_table_model import (
 from cauterule_gui.plain_text import plain_label
 
 FILTER_DEBOUNCE_MS = 250
+FIT_SAMPLE_ROWS = 50
 
 # Starting widths (characters) so the first window is readable before the user resizes.
 _START_WIDTHS = {COL_ID: 26, COL_CORPUS: 18, COL_DOMAIN: 9, COL_SUCCESS: 9, COL_FAILURE: 20, COL_EXPECTED: 12}
@@ -84,6 +85,9 @@ class TrajectoryTablePanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         header.setHighlightSections(False)
+        # Fitting a column measures this many rows, not the whole first page: on the GUI thread
+        # the 200-row page cost 0.16-0.20 s when its page arrived, 50 rows 0.02-0.04 s.
+        header.setResizeContentsPrecision(FIT_SAMPLE_ROWS)
         self._char = self.view.fontMetrics().averageCharWidth()
         for column, chars in _START_WIDTHS.items():
             header.resizeSection(column, chars * self._char + 16)
@@ -157,6 +161,11 @@ class TrajectoryTablePanel(QWidget):
     def _update_counts(self, total: int) -> None:
         self._fit_columns_once()
         flt = self.model.filter
+        if self.model.loading:  # the first page is read off the GUI thread: say so, not "no trajectories"
+            self.count_label.setText("loading…")
+            self.empty_label.setText("Loading trajectories…")
+            self.stack.setCurrentWidget(self.empty_label)
+            return
         filtered = bool(flt.text or flt.corpus)
         noun = "trajectory" if total == 1 else "trajectories"
         self.count_label.setText(f"{total:,} {noun}" + (" match" if filtered and flt.text else ""))

@@ -58,6 +58,7 @@ def window(qtbot: Any, shared_store: Path, tmp_path: Path) -> Iterator[Any]:
     main.show()
     qtbot.waitExposed(main)
     main.activateWindow()
+    qtbot.waitUntil(lambda: not main.first_pages_loading, timeout=15_000)  # read off the GUI thread
     yield main
     main.close()
     assert runner.shutdown(5000)

@@ -84,6 +84,7 @@ def window(qtbot: Any, populated: StoreServices, runner: JobRunner) -> Iterator[
     main_window = MainWindow(populated, runner, make_settings(), open_services)
     qtbot.addWidget(main_window)
     main_window.show()
+    qtbot.waitUntil(lambda: not main_window.first_pages_loading, timeout=10_000)  # read off the GUI thread
     yield main_window
     main_window.close()
 
@@ -154,6 +155,7 @@ def shown_window(qtbot: Any, services: StoreServices, runner: JobRunner) -> Main
     main_window.show()
     qtbot.waitExposed(main_window)
     main_window.activateWindow()
+    qtbot.waitUntil(lambda: not main_window.first_pages_loading, timeout=10_000)  # read off the GUI thread
     return main_window
 
 

@@ -38,7 +38,10 @@ def main() -> None:
     settings.setValue(KEY_WELCOME, False)  # start on the Review tab, as a returning reviewer does
     window = MainWindow(open_services(store), JobRunner(), settings, open_services)
     window.show()
-    window.runner.wait_for_done(10_000)  # the window's first reads
+    deadline = time.monotonic() + 30
+    while window.first_pages_loading and time.monotonic() < deadline:  # the first pages, read off the GUI thread
+        app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 20)
+    window.runner.wait_for_done(10_000)  # the window's other first reads
     app.processEvents()
     rules = window.workspace.rules
     row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).broken_n == 0)

@@ -31,6 +31,7 @@ def cold_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunner
     window.replay.set_semantic(True)
     window.show()
     qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: not window.first_pages_loading, timeout=10_000)  # read off the GUI thread
     yield window
     window.close()
     services.close()

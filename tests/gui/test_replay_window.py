@@ -77,6 +77,7 @@ def big_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunner)
     window.replay.set_semantic(False)
     window.show()
     qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: not window.first_pages_loading, timeout=10_000)  # read off the GUI thread
     yield window
     window.close()
     services.close()

@@ -23,6 +23,7 @@ def _reopen(qtbot: Any, window: MainWindow, runner: JobRunner) -> MainWindow:
     again = MainWindow(open_services(path), runner, make_settings(), open_services)
     qtbot.addWidget(again)
     again.show()
+    qtbot.waitUntil(lambda: not again.first_pages_loading, timeout=10_000)  # read off the GUI thread
     return again
 
 

@@ -36,6 +36,7 @@ def test_a_decision_is_still_there_after_closing_and_reopening(qtbot: Any, revie
     again = MainWindow(reopened_services, runner, make_settings(), open_services)
     qtbot.addWidget(again)
     again.show()
+    qtbot.waitUntil(lambda: not again.first_pages_loading, timeout=10_000)  # read off the GUI thread
     try:
         assert again.tabs.currentWidget() is again.workspace  # replay results: the Review tab opens
         assert again.workspace.rules.select_rule(rule_id)

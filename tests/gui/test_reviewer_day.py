@@ -212,7 +212,7 @@ def test_a_reviewers_day_on_the_shared_corpus(qtbot: Any, shared_corpus: Path, t
     again.show()
     try:
         assert again.tabs.currentWidget() is again.workspace
-        assert again.workspace.rules.current_rule_id() == approved_id
+        qtbot.waitUntil(lambda: again.workspace.rules.current_rule_id() == approved_id, timeout=10_000)
         # The Label tab reads nothing while hidden, and lists its rows when first shown (no View ▸ Refresh).
         assert again.workflows.labelling.model.rowCount() == 0
         again.tab_registry.actions[3].trigger()

@@ -71,6 +71,7 @@ def _open_window(url: str, qtbot: Any, tmp_path: Path) -> Any:
     window = MainWindow(open_services(url), JobRunner(), settings, open_services)
     qtbot.addWidget(window)
     window.show()
+    qtbot.waitUntil(lambda: not window.first_pages_loading, timeout=15_000)  # read off the GUI thread
     return window
 
 
