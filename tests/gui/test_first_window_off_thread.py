@@ -9,8 +9,9 @@ when its page arrives, and a reviewer's click made before the restore could land
 
 from __future__ import annotations
 
+import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,55 +125,52 @@ def many_rules_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_click_before_the_restore_lands_wins(qtbot: Any, many_rules_template: Path, tmp_path: Path,
-                                              runner: JobRunner) -> None:
-    import shutil
-
-    shutil.copy(many_rules_template, tmp_path / "store.sqlite")
-    services = open_services(tmp_path / "store.sqlite")
-    try:
-        preset_reviewer()
-        restored = _rule_ids(services)[-1]  # beyond the first page: its group is read after the page lands
-        _resume_at(services, restored)
-        gate = threading.Event()
-        real_group = services.results.rule_group
-        services.results.rule_group = lambda *a, **k: (gate.wait(10), real_group(*a, **k))[1]  # type: ignore[method-assign]
-        window = _window(qtbot, services, runner)
-        try:
-            rules = window.workspace.rules
-            qtbot.waitUntil(lambda: rules.model.rowCount() > 0, timeout=10_000)
-            target = rules.model.index(3, 1)
-            rect = rules.view.visualRect(target)
-            qtbot.mouseClick(rules.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-            clicked = rules.model.rule(3).rule_id
-            assert rules.current_rule_id() == clicked
-            gate.set()  # the restore's look-up of the session rule now lands
-            wait_idle(window)
-            assert rules.current_rule_id() == clicked
-        finally:
-            gate.set()
-            window.close()
-    finally:
-        services.close()
-
-
-def test_without_a_click_the_session_rule_beyond_the_first_page_is_selected(
-        qtbot: Any, many_rules_template: Path, tmp_path: Path, runner: JobRunner) -> None:
-    import shutil
-
+@pytest.fixture()
+def many_rules(many_rules_template: Path, tmp_path: Path) -> Iterator[tuple[StoreServices, int]]:
+    """A copy of the many-rules store whose session resumes at its last rule (beyond the
+    first page: that rule's group is read after the page lands)."""
     shutil.copy(many_rules_template, tmp_path / "store.sqlite")
     services = open_services(tmp_path / "store.sqlite")
     try:
         preset_reviewer()
         restored = _rule_ids(services)[-1]
         _resume_at(services, restored)
-        window = _window(qtbot, services, runner)
-        try:
-            qtbot.waitUntil(lambda: window.workspace.rules.current_rule_id() == restored, timeout=15_000)
-        finally:
-            window.close()
+        yield services, restored
     finally:
         services.close()
+
+
+def test_a_click_before_the_restore_lands_wins(qtbot: Any, many_rules: tuple[StoreServices, int],
+                                              runner: JobRunner) -> None:
+    services, _restored = many_rules
+    gate = threading.Event()
+    real_group = services.results.rule_group
+    services.results.rule_group = lambda *a, **k: (gate.wait(10), real_group(*a, **k))[1]  # type: ignore[method-assign]
+    window = _window(qtbot, services, runner)
+    try:
+        rules = window.workspace.rules
+        qtbot.waitUntil(lambda: rules.model.rowCount() > 0, timeout=10_000)
+        target = rules.model.index(3, 1)
+        rect = rules.view.visualRect(target)
+        qtbot.mouseClick(rules.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        clicked = rules.model.rule(3).rule_id
+        assert rules.current_rule_id() == clicked
+        gate.set()  # the restore's look-up of the session rule now lands
+        wait_idle(window)
+        assert rules.current_rule_id() == clicked
+    finally:
+        gate.set()
+        window.close()
+
+
+def test_without_a_click_the_session_rule_beyond_the_first_page_is_selected(
+        qtbot: Any, many_rules: tuple[StoreServices, int], runner: JobRunner) -> None:
+    services, restored = many_rules
+    window = _window(qtbot, services, runner)
+    try:
+        qtbot.waitUntil(lambda: window.workspace.rules.current_rule_id() == restored, timeout=15_000)
+    finally:
+        window.close()
 
 
 def test_a_rule_asked_for_while_the_page_is_read_wins_over_the_session_rule(
