@@ -55,6 +55,14 @@ def _window(qtbot: Any, services: StoreServices, runner: JobRunner) -> MainWindo
     return window
 
 
+def _held(obj: Any, name: str) -> threading.Event:
+    """Make ``obj.name`` wait (on its worker) until the returned event is set, at most 10 s."""
+    gate = threading.Event()
+    real = getattr(obj, name)
+    setattr(obj, name, lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
+    return gate
+
+
 def _rule_ids(services: StoreServices) -> list[int]:
     from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
@@ -143,9 +151,7 @@ def many_rules(many_rules_template: Path, tmp_path: Path) -> Iterator[tuple[Stor
 def test_a_click_before_the_restore_lands_wins(qtbot: Any, many_rules: tuple[StoreServices, int],
                                               runner: JobRunner) -> None:
     services, _restored = many_rules
-    gate = threading.Event()
-    real_group = services.results.rule_group
-    services.results.rule_group = lambda *a, **k: (gate.wait(10), real_group(*a, **k))[1]  # type: ignore[method-assign]
+    gate = _held(services.results, "rule_group")
     window = _window(qtbot, services, runner)
     try:
         rules = window.workspace.rules
@@ -178,9 +184,7 @@ def test_a_rule_asked_for_while_the_page_is_read_wins_over_the_session_rule(
     preset_reviewer()
     ids = _rule_ids(replayed)
     _resume_at(replayed, ids[4])
-    gate = threading.Event()
-    real_page = replayed.results.page_groups
-    replayed.results.page_groups = lambda *a, **k: (gate.wait(10), real_page(*a, **k))[1]  # type: ignore[method-assign]
+    gate = _held(replayed.results, "page_groups")
     window = _window(qtbot, replayed, runner)
     try:
         rules = window.workspace.rules
