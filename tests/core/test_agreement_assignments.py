@@ -13,6 +13,7 @@ from core.agreement.session import commit_judgement, create_session, next_item, 
 from core.cli import main
 from core.domain.errors import NotAssigned
 from core.store.agreement_repo import AgreementRepository
+from core.store.assignment_repo import AssignmentRepository
 from core.store.engine import Store
 
 
@@ -125,3 +126,18 @@ def test_cli_assigns_and_reports_team_status(labels_store: Store, store_location
     assert main(["agreement", "assign", str(session.id), "--reviewers", "ana", "--per-item", "2",
                  "--by", "lea", "--store", where]) == 1
     assert "between 1 and the number of reviewers (1), got 2" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_oversized_reviewer_name_in_one_line_and_keeps_the_assignment(
+        labels_store: Store, store_location: object, capsys: pytest.CaptureFixture[str]) -> None:
+    session = create_session(labels_store, small_run(labels_store), "lea", size=11, seed=3)
+    where = str(store_location)
+    assert main(["agreement", "assign", str(session.id), "--reviewers", "ana,bo", "--per-item", "1",
+                 "--by", "lea", "--store", where]) == 0
+    before = AssignmentRepository(labels_store).assignments(session.id)
+    capsys.readouterr()
+    assert main(["agreement", "assign", str(session.id), "--reviewers", "ana," + "b" * 600, "--per-item", "1",
+                 "--by", "lea", "--store", where]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "over the 512-byte limit for a reviewer name" in err and "Traceback" not in err
+    assert AssignmentRepository(labels_store).assignments(session.id) == before
