@@ -28,6 +28,7 @@ from core.store.embedding_repo import EmbeddingCacheRepository
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
+from core.store.run_coverage import rule_selection
 from core.store.side_cache_repo import StoredSides
 
 ProgressCallback = Callable[[int, int], None]
@@ -253,6 +254,9 @@ def _run_replay(
         repo.finish_run(run_id, "failed", 0, 0.0)
         raise
     config = dict(output.config)
+    # Outside the config hash (like the semantic note): what this run was asked to cover, so
+    # the report can tell a run of every rule from a run of a few (core.store.run_coverage).
+    config["rule_selection"] = rule_selection(rule_ids, include_expected_rules)
     if semantic_note:
         config["semantic_note"] = semantic_note
     repo.finish_run(

@@ -189,6 +189,7 @@ class MetricsDashboardPanel(QWidget):
             f"Run {run['id']} ({run['profile']}, semantic {run['semantic']}), {run['rules']} rules, "
             f"corpus {run['corpus_hash'][:12]}; ruler: semantic {ruler.get('semantic', '—')}, "
             f"{len(flagged)} comparator(s) flagged" + (f": {', '.join(flagged)}" if flagged else "")
+            + (f". Read {run['read']['description']}" if run.get("read") else "")  # which run(s), core's words
         )
         self.status.setToolTip(self.status.text())
         self.export_all_button.setEnabled(True)

@@ -15,6 +15,7 @@ from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult
 from core.store.rule_repo import RuleRepository
+from core.store.run_coverage import ReportRun, report_run
 
 RATE_LABELS = {
     "extraction": "acceptance_rate",
@@ -26,19 +27,24 @@ EXTRACTION_COMPARATOR = ("reference-0.3.1 lexical matcher for semantic_f1 (no em
                          "tokenizer for token_f1 / directive_f1; agreement = semantic_f1 >= 0.6 on the trigger (J6)")
 
 
-def resolve_run(store: Store, run_id: int | None) -> RunInfo:
-    repo = ReplayRepository(store)
-    run = repo.get_run(run_id) if run_id is not None else repo.latest_complete_run()
-    if run is None:
+def resolve_report_run(store: Store, run_id: int | None) -> ReportRun:
+    """The run to read: the one asked for, else the last complete picture (core.store.run_coverage)."""
+    chosen = report_run(store, run_id)
+    if chosen is None:
         raise LookupError("no such replay run" if run_id is not None else "no complete replay run in this store")
-    return run
+    return chosen
+
+
+def resolve_run(store: Store, run_id: int | None) -> RunInfo:
+    return resolve_report_run(store, run_id).run
 
 
 def build_report(
     store: Store, run_id: int | None = None, *, ruler: RulerSuite | None = None, seed: int = DEFAULT_SEED,
     embed: Any = None,
 ) -> dict[str, Any]:
-    run = resolve_run(store, run_id)
+    picture = resolve_report_run(store, run_id)
+    run = picture.run
     results = ReplayRepository(store).results(run.id)
     corpora = CorpusRepository(store)
     corpus_infos = corpora.list_corpora()
@@ -106,7 +112,7 @@ def build_report(
             "pairs": run.pairs, "seconds": run.seconds, "thresholds": _thresholds(run, results),
             "replay_choices": run.config.get("replay") or {}, "pools": _pools(results),
             "extraction_comparator": EXTRACTION_COMPARATOR, "seed": seed,
-            "trajectories": len(details), "rules": len(results),
+            "trajectories": len(details), "rules": len(results), "read": picture.to_dict(),
         },
         "corpora": corpus_rows,
         "extraction_accuracy": extraction,

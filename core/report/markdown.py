@@ -16,6 +16,19 @@ def _fmt_rate(rate: dict[str, Any]) -> str:
     return f"{rate['k']}/{rate['n']} = {rate['value']:.3f} [{rate['ci_low']:.3f}, {rate['ci_high']:.3f}]"
 
 
+def _fmt_rate_with_floor(rate: dict[str, Any], floor: dict[str, Any] | None) -> str:
+    """A rate beside its floor; a measured rate whose floor cannot be measured is withheld (docs/ruler.md)."""
+    if rate["value"] is not None and floor is not None and floor["value"] is None:
+        return f"{rate['k']}/{rate['n']} — withheld (its floor cannot be measured)"
+    return _fmt_rate(rate)
+
+
+def _why_no_floor(floor: dict[str, Any] | None) -> str:
+    if floor is None or floor["value"] is not None:
+        return _fmt_floor(floor)
+    return "not measured: " + markdown_text(str(floor.get("note") or floor.get("method") or "no mismatched pair"))
+
+
 def _fmt(value: Any) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -40,6 +53,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         f"- corpus hash `{run['corpus_hash']}`, config hash `{run['config_hash'][:16]}`, "
         f"{run['pairs']} pairs, status {run['status']}",
     ]
+    if run.get("read"):
+        lines.append(f"- read: {run['read']['description']}")  # our words and run numbers only
     if "pools" in run:
         pools = run["pools"]
         lines.append(
@@ -63,9 +78,10 @@ def report_markdown(report: dict[str, Any]) -> str:
     for name, row in report["corpora"].items():
         v = row["verdicts"]
         lines.append(
-            f"| {_md(name)} | {row['role']} | {row['rate_label']} | {_fmt_rate(row['rate'])} | "
-            f"{_fmt_floor(row.get('rate_floor'))} | {_fmt_rate(row['decisive_rate'])} | "
-            f"{_fmt_floor(row.get('decisive_floor'))} | {v['pass']} / {v['fail']} / {v['inconclusive']} |"
+            f"| {_md(name)} | {row['role']} | {row['rate_label']} | "
+            f"{_fmt_rate_with_floor(row['rate'], row.get('rate_floor'))} | {_why_no_floor(row.get('rate_floor'))} | "
+            f"{_fmt_rate_with_floor(row['decisive_rate'], row.get('decisive_floor'))} | "
+            f"{_why_no_floor(row.get('decisive_floor'))} | {v['pass']} / {v['fail']} / {v['inconclusive']} |"
         )
     lines += [
         "",
@@ -111,13 +127,17 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines += loop_markdown(report["loop"], _md)
     if metrics:
         lines += ["", "## Every metric with its floor", "",
-                  "| metric | value | k/n | 95% CI | floor | floor n |", "|---|---|---|---|---|---|"]
+                  "| metric | value | k/n | 95% CI | floor | floor n | why not measured |",
+                  "|---|---|---|---|---|---|---|"]
         for m in metrics:
             kn = f"{m.k}/{m.n}" if m.k is not None else f"n={m.n}"
             ci = "—" if m.ci is None else f"[{m.ci[0]:.3f}, {m.ci[1]:.3f}]"
             value = "not measured" if m.value is None else f"{m.value:.3f}"
             floor = "not measured" if m.floor.value is None else f"{m.floor.value:.3f}"
-            lines.append(f"| {markdown_code(m.key)} | {value} | {kn} | {ci} | {floor} | {m.floor.n} |")
+            why = "" if m.floor.value is not None else markdown_text(m.floor.note or "")
+            if m.value is None and "(withheld:" in m.label:
+                why = "withheld: " + (why or "its floor cannot be measured")
+            lines.append(f"| {markdown_code(m.key)} | {value} | {kn} | {ci} | {floor} | {m.floor.n} | {why} |")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for fig in report["figures"]:

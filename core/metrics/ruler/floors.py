@@ -116,6 +116,8 @@ def rate_floor(chain: Sequence[tuple[str, dict[str, int] | None]], decisive: boo
         if n:
             pooled = None if level == 0 else f"pooled over {scope}: the corpus's own mismatched rules gave no denominator"
             return Floor(counts["pass"] / n, note, n, seed, pooled)
+    if not any(counts and counts["n"] for _scope, counts in chain):  # nothing was replayed shuffled: say why
+        return Floor(None, note, 0, seed, note)
     return Floor(None, note, 0, seed, "no mismatched rule reached a verdict that counts in this denominator")
 
 

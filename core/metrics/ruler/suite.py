@@ -212,11 +212,11 @@ def check_ruler(
     from core.replay.profiles import WORKBENCH
     from core.store.agreement_repo import AgreementRepository
     from core.store.corpus_repo import CorpusRepository
-    from core.store.replay_repo import ReplayRepository
+    from core.store.run_coverage import report_run
 
     rows = build_rows(CorpusRepository(store).get_trajectories())
-    replays = ReplayRepository(store)
-    run = replays.get_run(run_id) if run_id is not None else replays.latest_complete_run()
+    picture = report_run(store, run_id)  # the same run the report reads (the last complete picture)
+    run = None if picture is None else picture.run
     repo = AgreementRepository(store)
     judgements = repo.judgements()
     population = repo.population(run.id) if run is not None and not judgements else []
