@@ -45,7 +45,8 @@ def _kappa(kappa: dict[str, Any]) -> str:
     if kappa["value"] is None:
         return f"n/a ({kappa['note']})"
     ci = "" if kappa["ci_low"] is None else f" [{kappa['ci_low']:.3f}, {kappa['ci_high']:.3f}]"
-    return f"{kappa['value']:.3f}{ci} ({kappa['method']})"
+    why = f"; {kappa['interval_note']}" if kappa.get("interval_note") else ""  # too few items, perfect agreement
+    return f"{kappa['value']:.3f}{ci} ({kappa['method']}{why})"
 
 
 def format_result(result: dict[str, Any]) -> list[str]:

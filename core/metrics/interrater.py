@@ -10,6 +10,13 @@ team. Everything is nominal (unordered categories). Conventions:
   Cohen & Everitt (1969) -- the one in Fleiss, *Statistical Methods for Rates and
   Proportions*, 3rd ed., eq. 18.12 -- clipped to [-1, 1]. A seeded percentile bootstrap is
   available as a cross-check (``kappa_bootstrap_ci``) and for Fleiss' kappa / alpha.
+* When kappa gets no interval (docs/agreement.md, "Intervals on few items"): below
+  ``MIN_ITEMS_FOR_KAPPA_INTERVAL`` items the result carries no interval and its
+  ``interval_note`` says "too few items for an interval" (a large-sample interval on 3 items
+  collapses to [0.00, 0.00] or [1.00, 1.00]). At perfect agreement (every item agreed) the
+  large-sample interval has zero width, so the interval is one-sided instead: the upper bound
+  is 1 and the lower bound is kappa at the Wilson lower bound of the observed agreement (the
+  chance agreement held at its observed value). Any other zero-width interval is not shown.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from typing import Any, TypeVar
 from core.stats.wilson import Z_95, Rate
 
 T = TypeVar("T")
+MIN_ITEMS_FOR_KAPPA_INTERVAL = 10  # below this many items kappa is shown without an interval
+TOO_FEW_FOR_INTERVAL = "too few items for an interval"
 Rating = Hashable | None
 
 
@@ -79,6 +88,11 @@ class KappaResult:
     ci: tuple[float, float] | None
     method: str  # how ``ci`` was computed
     note: str | None = None
+    interval_note: str | None = None  # why ``ci`` is absent or one-sided (too few items, perfect agreement)
+
+    @property
+    def too_few_for_interval(self) -> bool:
+        return self.interval_note is not None and self.interval_note.startswith(TOO_FEW_FOR_INTERVAL)
 
     def to_dict(self) -> dict[str, Any]:
         def r(v: float | None) -> float | None:
@@ -88,7 +102,26 @@ class KappaResult:
             "value": r(self.value), "n": self.n, "observed": r(self.observed), "expected": r(self.expected),
             "se": r(self.se), "ci_low": None if self.ci is None else r(self.ci[0]),
             "ci_high": None if self.ci is None else r(self.ci[1]), "method": self.method, "note": self.note,
+            "interval_note": self.interval_note, "too_few_for_interval": self.too_few_for_interval,
         }
+
+
+def kappa_interval(
+    n: int, observed: float, expected: float, ci: tuple[float, float] | None, z: float = Z_95,
+) -> tuple[tuple[float, float] | None, str | None]:
+    """The interval kappa is shown with, and why it is absent or one-sided (the rule in the
+    module docstring; docs/agreement.md)."""
+    if n < MIN_ITEMS_FOR_KAPPA_INTERVAL:
+        return None, f"{TOO_FEW_FOR_INTERVAL} (n = {n}, fewer than {MIN_ITEMS_FOR_KAPPA_INTERVAL})"
+    if math.isclose(observed, 1.0):
+        low_observed = Rate.of(n, n, z).ci
+        assert low_observed is not None  # n >= MIN_ITEMS_FOR_KAPPA_INTERVAL > 0
+        low = max(-1.0, (low_observed[0] - expected) / (1.0 - expected))
+        return (low, 1.0), ("perfect agreement: one-sided, the lower bound is kappa at the Wilson lower bound "
+                            "of the observed agreement")
+    if ci is None or math.isclose(ci[0], ci[1]):
+        return None, "no interval: the large-sample interval has zero width on this table"
+    return ci, None
 
 
 def _kappa_parts(p: Sequence[Sequence[float]]) -> tuple[float, float, list[float], list[float]]:
@@ -124,8 +157,8 @@ def kappa_from_matrix(matrix: ConfusionMatrix, z: float = Z_95) -> KappaResult:
     c = (kappa - pe * (1.0 - kappa)) ** 2
     variance = max(0.0, (a + b - c) / (n * (1.0 - pe) ** 2))
     se = math.sqrt(variance)
-    ci = (max(-1.0, kappa - z * se), min(1.0, kappa + z * se))
-    return KappaResult(kappa, n, po, pe, se, ci, method)
+    shown, interval_note = kappa_interval(n, po, pe, (max(-1.0, kappa - z * se), min(1.0, kappa + z * se)), z)
+    return KappaResult(kappa, n, po, pe, se, shown, method, interval_note=interval_note)
 
 
 def cohens_kappa(
@@ -377,4 +410,6 @@ def grouped_kappa(
             values.append(v)
     values.sort()
     ci = (_percentile(values, 0.025), _percentile(values, 0.975)) if len(values) >= reps // 2 else None
-    return KappaResult(value, total, po, pe, None, ci, method, "chance agreement computed within each item kind")
+    shown, interval_note = kappa_interval(total, po, pe, ci)
+    return KappaResult(value, total, po, pe, None, shown, method, "chance agreement computed within each item kind",
+                       interval_note)

@@ -92,14 +92,46 @@ def blind_session_gate(store: Store, run_id: int) -> Gate:
     data = {"source": "blind sessions", "blind": details, "unblinded_marks": marks.data}
     threshold = float(details.get("threshold", AGREEMENT_FLOOR))
     agreement = details.get("agreement")
-    if not details.get("sessions") or state not in ("pass", "fail"):
+    measured = bool(details.get("sessions")) and (agreement or {}).get("ci_low") is not None
+    if not measured:
         state_out = "not_measured"
-    else:
+    elif state in ("pass", "fail"):
         state_out = state
-    measured = details.get("sessions") and state != "not_measured"
+    else:
+        # Measured, but the interval spans the gate: a number to look at, not "not measured"
+        # (the Promotion column and its detail read this one state and this one summary).
+        state_out = "warn"
     text = agreement_wording(state, agreement if measured else None, threshold, run_id)
     data["wording"] = text
+    data["summary"] = agreement_summary(state_out, agreement if measured else None, threshold)
     return Gate("agreement", state_out, text, data)
+
+
+def agreement_summary(state: str, agreement: dict[str, Any] | None, threshold: float) -> str:
+    """The agreement gate's value in a few words (the Promotion column), from the same numbers as its wording."""
+    if agreement is None or agreement.get("value") is None or agreement.get("ci_low") is None:
+        return "— not measured"
+    relation = {"pass": "≥", "fail": "<"}.get(state, "spans")
+    return f"{_interval(agreement)} {relation} {threshold:.2f}"
+
+
+RUN_POOLED = "run_pooled"  # data["scope"]: none of the rule's own items was judged
+RULE_ITEMS = "rule_items"  # data["scope"]: at least one of the rule's own items was judged
+
+
+def rule_agreement_gate(run_gate: Gate, rule_judgements: int) -> Gate:
+    """The run's agreement gate as one rule shows it, saying whether any of the rule's own
+    items were judged. The gate is pooled over the run (agreement measures replay as a rater,
+    not one rule), so the numbers are the same; a rule none of whose items was judged is
+    marked as carrying the run's pooled gate, never as if its own evidence had been checked."""
+    if run_gate.data.get("source") != "blind sessions":  # a replaced gate (set_agreement_gate) says its own scope
+        return run_gate
+    data = dict(run_gate.data, rule_judgements=rule_judgements,
+                scope=RULE_ITEMS if rule_judgements else RUN_POOLED)
+    if run_gate.state == "not_measured" or rule_judgements:
+        return Gate(run_gate.name, run_gate.state, run_gate.detail, data)
+    return Gate(run_gate.name, run_gate.state,
+                run_gate.detail + " (the run's pooled gate: none of this rule's items was judged)", data)
 
 
 AGREEMENT_GATE: AgreementGate = blind_session_gate

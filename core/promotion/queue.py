@@ -15,13 +15,14 @@ Approved rules carry their stale-approval report (``evidence.compare``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.promotion.evidence import StaleReport, compare
-from core.promotion.gates import Gate, agreement_gate
+from core.promotion.gates import Gate, agreement_gate, rule_agreement_gate
 from core.promotion.similarity import DIRECTIVE_AGREE_THRESHOLD, DUPLICATE_THRESHOLD, Similarity, lexical, normalized
+from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
 from core.store.promotion_repo import Promotion, PromotionRepository, ResultRef
 from core.store.replay_repo import ReplayRepository, StoredResult
@@ -133,6 +134,7 @@ def promotion_queue(
     approved_texts = _approved_texts(store, active)
     candidate_texts = _candidate_texts(store, results)
     agreement_by_run = {run_id: agreement_gate(store, run_id) for run_id in {r.run_id for r in results.values()}}
+    judged_by_rule = _judged_by_rule(store, agreement_by_run.values())
     duplicates = _duplicates(sim, candidate_texts, approved_texts)
     conflicts = _conflicts(sim, candidate_texts, approved_texts)
     items: list[QueueItem] = []
@@ -160,7 +162,7 @@ def promotion_queue(
             Gate("verdict", "pass" if result.verdict == "pass" else "fail", f"{result.verdict} ({result.reason})",
                  {"verdict": result.verdict, "reason": result.reason}),
             _broken_gate(store, repo, result, reviewer),
-            agreement_by_run[result.run_id],
+            rule_agreement_gate(agreement_by_run[result.run_id], judged_by_rule.get(rule_id, 0)),
             duplicates[rule_id],
             conflicts[rule_id],
         )
@@ -185,6 +187,12 @@ def promotion_queue(
 
 
 NOT_REPLAYED = "not replayed"
+
+
+def _judged_by_rule(store: Store, gates: Iterable[Gate]) -> dict[int, int]:
+    """Per rule, the judgements of its own items in the blind sessions behind these gates."""
+    sessions = sorted({int(s["id"]) for g in gates for s in (g.data.get("blind") or {}).get("sessions", [])})
+    return AgreementRepository(store).judgements_per_rule(sessions)
 
 
 def _unreplayed(info: Any, decision: Any, standing_id: str | None, status: str | None, imported: bool,

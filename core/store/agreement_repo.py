@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlmodel import col, select
 
-from core.domain.agreement import ItemRecord, Judgement, PopulationItem, Progress, SessionInfo
+from core.domain.agreement import GATE_KINDS, ItemRecord, Judgement, PopulationItem, Progress, SessionInfo
 from core.domain.errors import UnknownSession
 from core.store.agreement_judging import item_record, progress_in, run_identity_in, session_info
 from core.store.agreement_population import population
@@ -113,6 +113,21 @@ class AgreementRepository:
                 )
                 for r in rows
             ]
+
+    def judgements_per_rule(self, session_ids: Sequence[int]) -> dict[int, int]:
+        """Committed judgements of gate items (firing, verdict) per rule, in these sessions: which
+        rules' own items a human judged (an item from a like run counts for the same rule)."""
+        if not session_ids:
+            return {}
+        ids = ", ".join(str(int(i)) for i in session_ids)  # ints from the store, never input
+        kinds = ", ".join(f"'{k}'" for k in GATE_KINDS)  # constants of this code
+        with self._store.read_session() as session:
+            rows = session.execute(sql(
+                f"""SELECT rv.rule_id, count(*) FROM agreement_judgement j
+                    JOIN agreement_item i ON i.id = j.item_id JOIN replay_result rr ON rr.id = i.result_id
+                    JOIN rule_version rv ON rv.id = rr.rule_version_id
+                    WHERE i.session_id IN ({ids}) AND i.kind IN ({kinds}) GROUP BY rv.rule_id""")).all()
+            return {int(r[0]): int(r[1]) for r in rows}
 
     def reviewers(self, session_id: int | None = None) -> list[str]:
         return sorted({j.reviewer for j in self.judgements(session_id)})

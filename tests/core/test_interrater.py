@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from core.metrics.interrater import (
+    MIN_ITEMS_FOR_KAPPA_INTERVAL,
     ConfusionMatrix,
     cohens_kappa,
     confusion_matrix,
@@ -20,6 +21,7 @@ from core.metrics.interrater import (
     pairwise_percent_agreement,
     percent_agreement,
 )
+from core.stats.wilson import wilson_interval
 
 
 def _pairs(cells: dict[tuple[str, str], int]) -> tuple[list[str], list[str]]:
@@ -58,13 +60,42 @@ def test_high_raw_agreement_with_imbalanced_marginals_has_kappa_near_zero() -> N
     assert k.ci is not None and k.ci[0] < 0 < k.ci[1]
 
 
-def test_perfect_agreement_is_kappa_one_with_a_degenerate_interval() -> None:
+def test_perfect_agreement_is_kappa_one_with_a_one_sided_interval_not_a_zero_width_one() -> None:
     a = ["pass", "fail", "inconclusive", "pass", "fail"] * 4
     k = cohens_kappa(a, list(a))
     assert k.value == pytest.approx(1.0)
-    assert k.se == pytest.approx(0.0)
-    assert k.ci == (pytest.approx(1.0), pytest.approx(1.0))
+    assert k.se == pytest.approx(0.0)  # the large-sample interval would be [1.00, 1.00]
+    assert k.ci is not None and k.ci[0] < 1.0 and k.ci[1] == 1.0
+    expected = (wilson_interval(20, 20)[0] - k.expected) / (1 - k.expected)  # type: ignore[index]
+    assert k.ci[0] == pytest.approx(expected)
+    assert k.interval_note is not None and k.interval_note.startswith("perfect agreement")
     assert percent_agreement(a, a).ci is not None and percent_agreement(a, a).ci[1] == 1.0
+
+
+def test_kappa_on_three_items_has_no_interval_and_says_too_few() -> None:
+    k = cohens_kappa(["pass", "pass", "fail"], ["pass", "fail", "pass"])
+    assert k.value is not None and k.ci is None
+    assert k.too_few_for_interval and k.to_dict()["interval_note"].startswith("too few items for an interval")
+
+
+def test_perfect_agreement_on_five_items_is_not_shown_as_one_to_one() -> None:
+    a = ["pass", "fail", "pass", "fail", "pass"]
+    k = cohens_kappa(a, list(a))
+    assert k.value == pytest.approx(1.0) and k.ci is None and k.too_few_for_interval
+
+
+def test_grouped_kappa_on_few_items_has_no_interval() -> None:
+    k = grouped_kappa({"firing": (["fires", "silent", "fires"], ["fires", "silent", "silent"]),
+                       "verdict": (["pass", "fail"], ["pass", "fail"])})
+    assert k.value is not None and k.ci is None and k.too_few_for_interval
+
+
+def test_kappa_at_the_minimum_has_its_large_sample_interval() -> None:
+    a = ["pass", "fail"] * (MIN_ITEMS_FOR_KAPPA_INTERVAL // 2)
+    b = list(a)
+    b[0] = "fail"
+    k = cohens_kappa(a, b)
+    assert k.ci is not None and k.ci[0] < k.value < k.ci[1] and k.interval_note is None  # type: ignore[operator]
 
 
 def test_one_shared_category_makes_kappa_undefined_not_perfect() -> None:
