@@ -52,11 +52,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--by", dest="successor", default=None, help="supersede: the successor's standing id")
     p.add_argument("--run", type=int, default=None, help="replay run the decision rests on (default: newest complete)")
     p.add_argument("--reviewer", required=True)
-    p.add_argument("--reason", default=None)
+    p.add_argument("--reason", default=None,
+                   help="required to reject, retire, supersede, and with --override-verdict or --acknowledge-gate; "
+                        "optional to approve a passing rule or defer (docs/promotion.md)")
     p.add_argument("--override-verdict", action="store_true",
                    help="approve against replay's verdict (needs --reason)")
     p.add_argument("--acknowledge-gate", action="store_true",
-                   help="approve although the blind agreement gate failed (recorded in the audit log)")
+                   help="approve although the blind agreement gate failed (needs --reason; recorded in the audit log)")
     p.add_argument("--waive", action="append", default=[], metavar="TRAJECTORY_ID=REASON",
                    help="waive one broken trajectory with a reason (repeatable)")
     p.add_argument("--expected-version", type=_row_version, default=None, metavar="N",

@@ -3,8 +3,9 @@
 The Review tab, the Promotion tab and the CLI all call ``decide(store, DecisionRequest(...))``.
 Every business rule is checked here, once, inside the write transaction that acts on it:
 
-* a reason: required to reject, retire and supersede; optional to defer (deciding later needs
-  no justification) and to approve a passing rule;
+* a reason: required to reject, retire and supersede, to override replay's verdict and to
+  acknowledge a failed agreement gate; optional to defer (deciding later needs no
+  justification) and to approve a passing rule (``core.decisions.rules``: the rule set as data);
 * approval against a verdict other than ``pass``: refused (``OverrideRequired``) unless the
   request says ``override_verdict`` AND gives a reason;
 * approval while broken evidence is neither opened nor waived by this reviewer: refused
@@ -16,7 +17,8 @@ Every business rule is checked here, once, inside the write transaction that act
 * approval of a candidate whose source trajectory is tainted (``core.loop.taint``): refused
   (``TaintJustificationRequired``) unless the reason is a written justification; the
   ``approve_tainted`` audit event is written in the same transaction;
-* reject / defer of an active standing rule: refused, retire or supersede it instead;
+* reject / defer of an active standing rule, approved here or imported from a rule store:
+  refused, retire or supersede it instead;
 * approval rests on a COMPLETE run that replayed the rule.
 
 A screen asks the reviewer what a refusal needs (a reason, an acknowledgement, a waiver) and
@@ -30,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.decisions.rules import ALWAYS_NEEDS_REASON, reason_needed, standing_rule_refusal
 from core.domain.errors import ApprovalRefused, BrokenNotOpened, PromotionError, ReasonRequired
 from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
@@ -53,7 +56,6 @@ from core.timeutil import utc_now
 
 ACTIONS = ("approve", "reject", "defer", "retire", "supersede")
 SURFACES = ("review", "promotion", "cli", "api")
-_NEEDS_REASON = {"reject": "a rejection", "retire": "a retirement", "supersede": "a supersession"}
 
 
 class OverrideRequired(ApprovalRefused):
@@ -114,8 +116,8 @@ def decide(store: Store, request: DecisionRequest) -> DecisionOutcome:
     if not reviewer:
         raise ValueError(f"a decision ({request.action}) needs a reviewer")
     reason = (request.reason or "").strip() or None
-    if request.action in _NEEDS_REASON and reason is None:
-        raise ReasonRequired(f"{_NEEDS_REASON[request.action]} needs a reason")
+    if request.action in ALWAYS_NEEDS_REASON and reason is None:
+        raise ReasonRequired(reason_needed(request.action) or "a reason is needed")
     if request.action in ("retire", "supersede"):
         return _lifecycle(store, request, reviewer, reason or "")
     if request.rule_id is None:
@@ -153,9 +155,15 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
                     "run_status": ref.run_status}
     with store.session() as session:
         active = active_in(session, request.rule_id)
-        if active is not None:
-            raise PromotionError(f"rule {request.rule_id} is the active standing rule {active.standing_id}; "
-                                 "retire or supersede it instead")
+        imported = find_imported(session, rule_id=request.rule_id) if active is None else None
+        if imported is not None and (imported.status or "active").lower() != "active":
+            imported = None  # an imported rule already retired or superseded is history, not standing
+        if active is not None or imported is not None:
+            standing_id = active.standing_id if active is not None else (imported.rule_ref or f"rule {rule.id}")
+            refusal = standing_rule_refusal(request.action, rule.rule_ref or rule.origin, standing_id,
+                                            imported=active is None)
+            if refusal is not None:
+                raise PromotionError(refusal)
         decision = write_decision(session, request.rule_id, version_id, request.run_id, reviewer, request.action,
                                   reason, evidence, _audit_extra(request, None, None),
                                   expected_version=request.expected_version)
@@ -227,6 +235,8 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
                 raise AcknowledgementRequired(
                     f"approval refused: {gate.detail}; approving needs your acknowledgement that replay alone is "
                     "not trusted here", gate.detail)
+            if reason is None:
+                raise ReasonRequired(reason_needed("approve", acknowledge_gate=True) or "a reason is needed")
             acknowledgement = f"{reviewer} acknowledged: {gate.detail}"
         evidence["waivers"] = waivers_in(session, result.id, reviewer)
         evidence["reviewer"], evidence["approval_reason"] = reviewer, reason

@@ -54,7 +54,7 @@ def test_the_queue_lists_every_rule_in_the_store(promotion_store: Store) -> None
     (None, 0, "not_measured", "human approval required: no blind agreement measured for run #1"),
     (21, 21, "pass", "ready: replay trusted: blind agreement 1.00 [0.85–1.00] ≥ 0.80"),
     (3, 21, "fail", "human approval required: blind agreement 0.14 [0.05–0.35] < 0.80"),
-    (4, 5, "not_measured", "human approval required: blind agreement 0.80 [0.38–0.96] spans 0.80; judge more items"),
+    (4, 5, "warn", "human approval required: blind agreement 0.80 [0.38–0.96] spans 0.80; judge more items"),
 ])
 def test_each_agreement_gate_state_reads_as_what_it_means(
     promotion_store: Store, agree: int | None, size: int, state: str, wording: str,
