@@ -158,8 +158,9 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
         imported = find_imported(session, rule_id=request.rule_id) if active is None else None
         if imported is not None and (imported.status or "active").lower() != "active":
             imported = None  # an imported rule already retired or superseded is history, not standing
-        if active is not None or imported is not None:
-            standing_id = active.standing_id if active is not None else (imported.rule_ref or f"rule {rule.id}")
+        standing_id = active.standing_id if active is not None else (
+            None if imported is None else imported.rule_ref or f"rule {rule.id}")
+        if standing_id is not None:
             refusal = standing_rule_refusal(request.action, rule.rule_ref or rule.origin, standing_id,
                                             imported=active is None)
             if refusal is not None:
