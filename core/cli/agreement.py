@@ -2,6 +2,8 @@
 
 * ``agreement --store DB [--session S] [--reviewer R] [--gate G] [--json]``: the same numbers as
   ``core.agreement.session_result`` (the results screen), for one session or every session.
+* ``agreement new --by NAME [--run N] [--size N]`` / ``agreement judge SESSION --reviewer R
+  [--answers FILE]``: create and judge a blind session as the GUI does (``core.cli.agreement_judge``).
 * ``agreement assign SESSION --reviewers a,b,c --per-item 2`` / ``agreement team-status SESSION``:
   assign a blind session's items to a team, follow its progress and inter-rater kappa / alpha.
 * ``labels-export --store DB --corpus NAME --out DIR [--reviewer R]``: corpus JSONL with the
@@ -217,7 +219,10 @@ def cmd_team_status(args: argparse.Namespace, store: Store) -> int:
 
 def _register_team_agreement(parser: argparse.ArgumentParser) -> None:
     """``agreement assign`` / ``agreement team-status`` (the plain ``agreement`` keeps its options)."""
-    sub = parser.add_subparsers(dest="agreement_action", required=False, metavar="{assign,team-status}")
+    from core.cli.agreement_judge import register_session_commands
+
+    sub = parser.add_subparsers(dest="agreement_action", required=False, metavar="{new,judge,assign,team-status}")
+    register_session_commands(sub, _add_store)
     p = sub.add_parser("assign", help="assign a blind session's items to reviewers (a lead's task)")
     p.add_argument("session", help="session id or uid")
     p.add_argument("--reviewers", required=True, help="comma-separated reviewer names (their logins on a team store)")
