@@ -131,3 +131,15 @@ def test_a_tiny_store_has_a_report_and_metrics(
     report = _metrics_and_report(store, capsys)
     for metric in report["metrics"]:
         assert metric["value"] is None or metric["floor"]["value"] is not None, metric["key"]
+
+
+def test_the_pass_rate_figure_withholds_a_rate_without_its_floor(demo_store: Store) -> None:
+    from matplotlib.figure import Figure
+
+    from core.metrics.ruler.figures import draw_pass_rates
+
+    run_replay(demo_store, LEXICAL, rule_ids=[RuleRepository(demo_store).list_rules()[0].id])
+    figure = Figure()
+    draw_pass_rates(figure, build_report(demo_store))
+    texts = [t.get_text() for t in figure.axes[0].texts]
+    assert any(t.startswith("withheld: its floor cannot be measured") for t in texts), texts

@@ -60,13 +60,17 @@ def draw_pass_rates(fig: Figure, report: dict[str, Any]) -> None:
         rate = row["rate"]
         colour = FALSE_ACCEPT if row["rate_label"] == "false_accept_rate" else ACCEPT
         label = f"{row['rate_label']}  {rate['k']}/{rate['n']}"
+        fl = (row.get("rate_floor") or {}).get("value")
         if rate["value"] is None:
             ax.text(0.01, y, "not measured (n = 0)", va="center", fontsize=8, color=FLOOR)
+        elif fl is None:  # withheld, as in the report: no value without its floor (docs/ruler.md)
+            why = (row.get("rate_floor") or {}).get("note") or "no mismatched pair"
+            ax.text(0.01, y, f"withheld: its floor cannot be measured ({why})"[:90], va="center", fontsize=7,
+                    color=FLOOR)
         else:
             lo, hi = rate["value"] - rate["ci_low"], rate["ci_high"] - rate["value"]
             ax.errorbar(rate["value"], y, xerr=[[lo], [hi]], fmt="o", color=colour, ecolor=colour, elinewidth=2,
                         capsize=4, markersize=6)
-        fl = (row.get("rate_floor") or {}).get("value")
         if fl is not None:
             ax.plot(fl, y, marker="|", markersize=14, markeredgewidth=2.5, color=FLOOR, linestyle="none")
         ax.text(1.03, y, label, va="center", fontsize=8, color=colour, transform=ax.get_yaxis_transform())
