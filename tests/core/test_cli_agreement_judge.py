@@ -79,6 +79,19 @@ def test_new_then_judge_from_an_answers_file_commits_every_item(
     assert code == 0 and "4/4" in out
 
 
+def test_kappa_on_four_items_says_too_few_for_an_interval(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path,
+) -> None:
+    session_id = _new_session(capsys, store_path, seed=6)
+    answers = tmp_path / "answers.txt"
+    answers.write_text("\n".join(_replay_answers(store_path, session_id)) + "\n")
+    _run(capsys, "agreement", "judge", str(session_id), "--store", str(store_path), "--reviewer", "fe",
+         "--answers", str(answers))
+    code, out, _err = _run(capsys, "agreement", "--store", str(store_path), "--session", str(session_id))
+    kappa = next(line for line in out.splitlines() if line.strip().startswith("kappa:"))
+    assert code == 0 and "too few items for an interval" in kappa and "[" not in kappa
+
+
 def test_judge_shows_the_guis_blind_view_before_the_reveal(
     capsys: pytest.CaptureFixture[str], store_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
