@@ -1,0 +1,101 @@
+"""``cauterule-workbench publish``: bring a real CauterRule rule store up to date (issue 28).
+
+Without ``--yes`` (or with ``--dry-run``) it prints the dry run and writes nothing: what will
+be added, changed (with a diff per file) and left alone. Text from the store and from rule
+files goes through the terminal-safe path; errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.plain import terminal_safe
+from core.store.engine import Store, default_store_path, store_location
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_NOT_CONFIRMED = 2  # the dry run was shown; nothing written (run again with --yes)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("publish", help="write the Workbench's decisions into a real CauterRule rule store")
+    p.add_argument("--store", type=store_location, default=None, help=f"store file or URL (default: {default_store_path()})")
+    p.add_argument("--to", required=True, type=Path, metavar="RULES_DIR", help="the rule store folder (imported before)")
+    p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
+    p.add_argument("--yes", action="store_true", help="write without asking (after showing the dry run)")
+    p.add_argument("--reviewer", default=None, help="who publishes (the audit log's actor; default: $USER)")
+    p.add_argument("--commit-message", default=None, help="in a git work tree: commit the change with this message")
+    p.add_argument("--over-changes", action="store_true",
+                   help="publish although the store changed on disk since it was imported (the changes are kept)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_publish)
+
+
+def cmd_publish(args: argparse.Namespace, store: Store) -> int:
+    import getpass
+
+    from core.publish.lock import PublishLockTimeout
+    from core.publish.plan import PublishRefused
+    from core.publish.service import preview, publish
+
+    reviewer = args.reviewer or getpass.getuser()
+    try:
+        if args.dry_run or not args.yes:
+            result = preview(store, args.to, accept_changes=args.over_changes)
+            if not args.dry_run and not result.plan.empty and sys.stdin.isatty():
+                print(terminal_safe(describe(result), keep_newlines=True), end="")
+                if input("publish these changes? [y/N] ").strip().lower() not in ("y", "yes"):
+                    print("nothing written", file=sys.stderr)
+                    return EXIT_NOT_CONFIRMED
+                result = publish(store, args.to, reviewer, accept_changes=args.over_changes,
+                                 commit_message=args.commit_message)
+        else:
+            result = publish(store, args.to, reviewer, accept_changes=args.over_changes,
+                             commit_message=args.commit_message)
+    except (PublishRefused, PublishLockTimeout, ValueError, OSError) as error:
+        print(f"refused: {terminal_safe(str(error))}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(_as_json(result), indent=2, ensure_ascii=False))
+    else:
+        print(terminal_safe(describe(result), keep_newlines=True), end="")
+    if not result.written and not result.plan.empty and not args.dry_run:
+        print("nothing written: run again with --yes to publish", file=sys.stderr)
+        return EXIT_NOT_CONFIRMED
+    return EXIT_OK
+
+
+def describe(result: Any) -> str:
+    """The dry run (or what was done) as text; shared with the GUI dialog."""
+    plan = result.plan
+    lines = [f"{'published to' if result.written else 'publish to'} {plan.target}"]
+    if result.disk_change:
+        lines.append(f"changed on disk since import, kept: {result.disk_change}")
+    lines.append(f"added ({len(plan.added)}):")
+    lines += [f"  {c.path}  {c.what}" for c in plan.added]
+    lines.append(f"changed ({len(plan.changed)}):")
+    for change in plan.changed:
+        lines.append(f"  {change.path}  {change.what}")
+        lines += [f"    {line}" for line in change.diff().splitlines()]
+    lines.append(f"left alone ({len(plan.left_alone)}): {', '.join(plan.left_alone) or '-'}")
+    lines += [f"note: {n}" for n in plan.notes]
+    if result.git:
+        lines.append(f"git: {result.git}")
+    if result.backup is not None:
+        lines.append(f"backup of the replaced files: {result.backup}")
+    if plan.empty:
+        lines.append("the store is up to date: nothing to publish")
+    return "\n".join(lines) + "\n"
+
+
+def _as_json(result: Any) -> dict[str, Any]:
+    plan = result.plan
+    return {"target": str(plan.target), "written": result.written, "disk_change": result.disk_change,
+            "added": [{"path": c.path, "id": c.standing_id, "what": c.what} for c in plan.added],
+            "changed": [{"path": c.path, "id": c.standing_id, "what": c.what, "diff": c.diff()} for c in plan.changed],
+            "left_alone": list(plan.left_alone), "notes": list(plan.notes), "git": result.git,
+            "backup": None if result.backup is None else str(result.backup)}
