@@ -22,14 +22,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
-from sqlmodel import col, select
 
 from core.export.rule_store import EXTRACTED_BY, standing_rule_document
 from core.publish import reference_format as ref
-from core.publish.snapshot import hash_folder
+from core.publish.snapshot import hash_folder, owners_by_hash
 from core.store.engine import Store
 from core.store.promotion_repo import Promotion, PromotionRepository
-from core.store.tables import RuleRow
 
 _NUMBERED = re.compile(r"^R-(\d+)$")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -44,6 +42,7 @@ class PublishRefused(RuntimeError):
 class FileChange:
     path: str  # relative to the store folder, posix
     standing_id: str | None
+    rule_id: int | None  # the Workbench rule the file holds (None for an index)
     what: str  # one line: "new rule, active", "active → retired (too vague)", "2 entries refreshed"
     before: str | None  # None for a new file
     after: str
@@ -71,12 +70,17 @@ class PublishPlan:
     def empty(self) -> bool:
         return not self.added and not self.changed
 
+    def owners(self) -> dict[str, int]:
+        return {c.path: c.rule_id for c in (*self.added, *self.changed) if c.rule_id is not None}
+
     def writes(self) -> dict[str, str]:
         return {c.path: c.after for c in (*self.added, *self.changed)}
 
 
-def plan_publish(store: Store, target: Path) -> PublishPlan:
-    """The dry run for ``target`` as it is now (the caller checks the snapshot and holds the lock)."""
+def plan_publish(store: Store, target: Path, owners: Mapping[str, int] | None = None) -> PublishPlan:
+    """The dry run for ``target`` as it is now (the caller checks the snapshot and holds the lock).
+    ``owners``: file → Workbench rule id as recorded (core.publish.snapshot); files not in it
+    are matched to imported rules by their hash."""
     target = Path(target)
     if not target.is_dir():
         raise PublishRefused(f"{target} is not a folder holding a rule store")
@@ -85,7 +89,9 @@ def plan_publish(store: Store, target: Path) -> PublishPlan:
                                                                                                          "manifest")}
     ids_on_disk = {str(m.get("id")): rel for rel, m in mappings.items() if m.get("id") is not None}
     highest = max((int(n.group(1)) for i in ids_on_disk if (n := _NUMBERED.match(i))), default=0)
-    file_of_rule = _imported_files(store, target, [r for r in mappings if not _archived(r)])
+    by_hash = owners_by_hash(store, {rel: digest for rel, digest in hash_folder(target).items() if rel in mappings})
+    file_of_rule = {rule_id: rel for rel, rule_id in {**by_hash, **(owners or {})}.items()
+                    if rel in mappings and not _archived(rel)}
     promotions = PromotionRepository(store).list()
     by_standing = {p.standing_id: p for p in promotions}
 
@@ -130,7 +136,7 @@ def plan_publish(store: Store, target: Path) -> PublishPlan:
             document["superseded_by"] = store_id(str(document["superseded_by"]))
         path = f"{promotion.standing_id}.yaml"
         what = f"new rule, {promotion.status}: when={document['when']['trigger']!r} do={document['do']['directive']!r}"
-        added.append(FileChange(path, promotion.standing_id, what, None, ref.dump(document)))
+        added.append(FileChange(path, promotion.standing_id, promotion.rule_id, what, None, ref.dump(document)))
         new_docs.setdefault("", []).append(document)
     index_changes = _index_changes(target, texts, new_docs, mappings)
     changed.extend(index_changes)
@@ -154,7 +160,7 @@ def _status_change(promotion: Promotion, rel: str, mapping: Mapping[str, Any], b
         successor = store_id(promotion.superseded_by) or str(promotion.superseded_by)
         after = ref.superseded(mapping, at, successor)
         what = f"active → superseded by {successor}"
-    return FileChange(rel, rule_id, what, before, ref.dump(after)), after
+    return FileChange(rel, rule_id, promotion.rule_id, what, before, ref.dump(after)), after
 
 
 def _index_changes(target: Path, texts: Mapping[str, str], docs: Mapping[str, list[dict[str, Any]]],
@@ -179,22 +185,8 @@ def _index_changes(target: Path, texts: Mapping[str, str], docs: Mapping[str, li
         if after != before:
             ids = ", ".join(str(r["id"]) for r in rules)
             what = f"index entries refreshed: {ids}" if before is not None else f"new index of {ids}"
-            changes.append(FileChange(rel, None, what, before, after))
+            changes.append(FileChange(rel, None, None, what, before, after))
     return changes
-
-
-def _imported_files(store: Store, target: Path, rels: list[str]) -> dict[int, str]:
-    """Workbench rule id → file, for the imported standing rules of this store (by file hash)."""
-    hashes = hash_folder(target)
-    wanted = {hashes[rel]: rel for rel in rels if rel in hashes}
-    found: dict[int, str] = {}
-    with store.read_session() as session:
-        rows = session.exec(select(RuleRow).where(RuleRow.kind == "standing",
-                                                  col(RuleRow.content_hash).in_(list(wanted)))).all()
-        for row in rows:
-            assert row.id is not None
-            found[row.id] = wanted[row.content_hash]
-    return found
 
 
 def _load(rel: str, text: str) -> dict[str, Any]:

@@ -62,9 +62,15 @@ def disk_change(store: Store, target: Path) -> snapshot.DiskChange:
                              "Workbench knows the rules it holds")
     on_disk = snapshot.hash_folder(target)
     if recorded.pending is not None and on_disk == recorded.pending:
-        snapshot.record(store, target, on_disk)  # our own publish was cut after its swap
+        # Our own publish was cut after its swap: what it wrote is the store now.
+        snapshot.record(store, target, on_disk, recorded.pending_owners or recorded.owners)
         return snapshot.DiskChange()
     return snapshot.compare(recorded.files, on_disk)
+
+
+def _recorded_owners(store: Store, target: Path) -> dict[str, int]:
+    recorded = snapshot.load(store, target)
+    return {} if recorded is None else recorded.owners
 
 
 def preview(store: Store, target: Path | str, accept_changes: bool = False) -> PublishResult:
@@ -72,7 +78,8 @@ def preview(store: Store, target: Path | str, accept_changes: bool = False) -> P
     target = Path(target).expanduser().absolute()
     check_may_publish(store)
     change = _checked_change(store, target, accept_changes)
-    return PublishResult(plan_publish(store, target), False, change.describe(), git_state(target), None)
+    plan = plan_publish(store, target, _recorded_owners(store, target))
+    return PublishResult(plan, False, change.describe(), git_state(target), None)
 
 
 def publish(store: Store, target: Path | str, actor: str, accept_changes: bool = False,
@@ -85,17 +92,19 @@ def publish(store: Store, target: Path | str, actor: str, accept_changes: bool =
     with publish_lock(target):
         recover(target)
         change = _checked_change(store, target, accept_changes)
-        plan = plan_publish(store, target)
+        owners = _recorded_owners(store, target)
+        plan = plan_publish(store, target, owners)
         if plan.empty:
             return PublishResult(plan, False, change.describe(), git_state(target), None)
         backup = _backup(target, [c.path for c in plan.changed])
         with staged_folder(target, clone="link") as staging:
             for rel, content in plan.writes().items():
                 write_file_atomic(staging / rel, content)
-            snapshot.set_pending(store, target, snapshot.hash_folder(staging))
+            new_owners = {**owners, **plan.owners()}
+            snapshot.set_pending(store, target, snapshot.hash_folder(staging), new_owners)
             if before_swap is not None:
                 before_swap()
-        snapshot.record(store, target)
+        snapshot.record(store, target, owners=new_owners)
         with store.session() as session:
             append_audit(session, actor, "publish", "rule_store", str(target), reason=commit_message,
                          after={"target": str(target), "ids": plan.ids, "added": [c.path for c in plan.added],

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlmodel import col, select
+
 from core.hashing import sha256_bytes, sha256_text
 from core.store.engine import Store
-from core.store.tables import SettingRow
+from core.store.tables import RuleRow, SettingRow
 from core.timeutil import utc_now
 
 KEY_PREFIX = "publish.snapshot:"
@@ -31,7 +33,11 @@ class Snapshot:
     root: str
     files: dict[str, str]
     recorded_at: str
+    # File → the Workbench rule it holds (an imported standing rule, or a published approval):
+    # kept here because a file's hash stops matching its imported rule once a publish rewrites it.
+    owners: dict[str, int] = field(default_factory=dict)
     pending: dict[str, str] | None = None
+    pending_owners: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -71,18 +77,22 @@ def hash_folder(root: Path) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def record(store: Store, root: Path, files: dict[str, str] | None = None, pending: dict[str, str] | None = None) -> None:
-    """Remember ``files`` (default: the folder as it is now) as what ``root`` holds."""
+def record(store: Store, root: Path, files: dict[str, str] | None = None, owners: dict[str, int] | None = None,
+           pending: dict[str, str] | None = None, pending_owners: dict[str, int] | None = None) -> None:
+    """Remember ``files`` (default: the folder as it is now) as what ``root`` holds, and which
+    Workbench rule each file is (default: imported standing rules matched by their file's hash)."""
     root = Path(root).resolve()
-    value = {"root": str(root), "files": hash_folder(root) if files is None else files,
-             "recorded_at": utc_now(), "pending": pending}
+    files = hash_folder(root) if files is None else files
+    owners = owners_by_hash(store, files) if owners is None else owners
+    value = {"root": str(root), "files": files, "owners": owners, "recorded_at": utc_now(),
+             "pending": pending, "pending_owners": pending_owners}
     _save(store, folder_key(root), value)
 
 
-def set_pending(store: Store, root: Path, pending: dict[str, str]) -> None:
+def set_pending(store: Store, root: Path, pending: dict[str, str], pending_owners: dict[str, int]) -> None:
     current = load(store, root)
-    files = {} if current is None else current.files
-    record(store, root, files, pending)
+    files, owners = ({}, {}) if current is None else (current.files, current.owners)
+    record(store, root, files, owners, pending, pending_owners)
 
 
 def load(store: Store, root: Path) -> Snapshot | None:
@@ -91,8 +101,27 @@ def load(store: Store, root: Path) -> Snapshot | None:
         if row is None:
             return None
         value = json.loads(row.value_json)
+    pending, pending_owners = value.get("pending"), value.get("pending_owners")
     return Snapshot(str(value["root"]), dict(value["files"]), str(value["recorded_at"]),
-                    None if value.get("pending") is None else dict(value["pending"]))
+                    {str(k): int(v) for k, v in (value.get("owners") or {}).items()},
+                    None if pending is None else dict(pending),
+                    None if pending_owners is None else {str(k): int(v) for k, v in pending_owners.items()})
+
+
+def owners_by_hash(store: Store, files: dict[str, str]) -> dict[str, int]:
+    """File → imported standing rule whose file had exactly these bytes at import."""
+    by_hash: dict[str, list[str]] = {}
+    for rel, digest in files.items():
+        by_hash.setdefault(digest, []).append(rel)
+    found: dict[str, int] = {}
+    with store.read_session() as session:
+        rows = session.exec(select(RuleRow).where(RuleRow.kind == "standing",
+                                                  col(RuleRow.content_hash).in_(list(by_hash)))).all()
+        for row in sorted(rows, key=lambda r: r.id or 0):
+            assert row.id is not None
+            for rel in by_hash[row.content_hash]:
+                found.setdefault(rel, row.id)
+    return dict(sorted(found.items()))
 
 
 def compare(recorded: dict[str, str], on_disk: dict[str, str]) -> DiskChange:

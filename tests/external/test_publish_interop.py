@@ -170,6 +170,7 @@ def test_a_second_publish_with_nothing_new_writes_nothing(store: Store, tmp_path
     rules = reference_store(tmp_path)
     import_paths(store, [rules])
     approve_candidate(store)
+    retire(store, "R-001", "ana", "too broad")  # its file no longer has the bytes it was imported with
     publish(store, rules, "ana")
     before = tree(rules)
 
@@ -177,3 +178,18 @@ def test_a_second_publish_with_nothing_new_writes_nothing(store: Store, tmp_path
 
     assert again.plan.empty and not again.written
     assert tree(rules) == before
+
+
+def test_a_rule_retired_after_its_publish_is_retired_in_the_store(store: Store, tmp_path: Path) -> None:
+    rules = reference_store(tmp_path)
+    import_paths(store, [rules])
+    approve_candidate(store)
+    publish(store, rules, "ana")
+    retire(store, "R-005", "ana", "replaced by a narrower rule")
+
+    result = publish(store, rules, "ana")
+
+    assert [(c.path, c.what) for c in result.plan.changed][0] == ("R-005.yaml",
+                                                                 "active → retired (replaced by a narrower rule)")
+    assert StoreManager(str(rules)).get_rule("R-005").status == "retired"  # type: ignore[union-attr]
+    assert validate_store(str(rules)) == []
