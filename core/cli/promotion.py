@@ -31,6 +31,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("export-rules", help="write the approved standing rules as a CauterRule rule store")
     _add_store(p)
     p.add_argument("--out", required=True, help="folder to write (new, empty, or a previous export)")
+    p.add_argument("--all", dest="include_imported", action="store_true",
+                   help="the complete set: imported standing rules too, not only the Workbench's promotions")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_export_rules)
 
@@ -80,7 +82,7 @@ def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
     from core.export.rule_store import RuleStoreExportError, export_rule_store
 
     try:
-        result = export_rule_store(store, Path(args.out))
+        result = export_rule_store(store, Path(args.out), include_imported=args.include_imported)
     except (RuleStoreExportError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR

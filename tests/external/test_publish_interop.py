@@ -193,3 +193,23 @@ def test_a_rule_retired_after_its_publish_is_retired_in_the_store(store: Store, 
                                                                  "active → retired (replaced by a narrower rule)")
     assert StoreManager(str(rules)).get_rule("R-005").status == "retired"  # type: ignore[union-attr]
     assert validate_store(str(rules)) == []
+
+
+def test_export_all_writes_the_complete_set_for_a_fresh_folder(store: Store, tmp_path: Path) -> None:
+    from core.export.rule_store import export_rule_store
+
+    rules = reference_store(tmp_path)
+    import_paths(store, [rules])
+    approve_candidate(store)
+    retire(store, "R-001", "ana", "too broad")
+    out = tmp_path / "fresh"
+
+    only_promotions = export_rule_store(store, tmp_path / "promotions-only")
+    result = export_rule_store(store, out, include_imported=True)
+
+    assert only_promotions.rules == 2  # R-005 and the retired R-001: the "only R-004" export
+    assert validate_store(str(out)) == []
+    listed = {r.id: r.status for r in StoreManager(str(out)).list_rules()}
+    assert listed == {"R-001": "retired", "R-002": "active", "R-003": "active", "R-004": "retired", "R-005": "active"}
+    assert result.rules == 5
+    assert yaml.safe_load((out / "R-003.yaml").read_text()) == yaml.safe_load((rules / "R-003.yaml").read_text())
