@@ -31,6 +31,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--commit-message", default=None, help="in a git work tree: commit the change with this message")
     p.add_argument("--over-changes", action="store_true",
                    help="publish although the store changed on disk since it was imported (the changes are kept)")
+    p.add_argument("--acknowledge-no-task", nargs="+", default=[], metavar="R-NNN",
+                   help="publish these new rules although they fire at injection on no task (recorded in the audit log)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_publish)
 
@@ -52,10 +54,10 @@ def cmd_publish(args: argparse.Namespace, store: Store) -> int:
                     print("nothing written", file=sys.stderr)
                     return EXIT_NOT_CONFIRMED
                 result = publish(store, args.to, reviewer, accept_changes=args.over_changes,
-                                 commit_message=args.commit_message)
+                                 commit_message=args.commit_message, acknowledge_no_task=args.acknowledge_no_task)
         else:
             result = publish(store, args.to, reviewer, accept_changes=args.over_changes,
-                             commit_message=args.commit_message)
+                             commit_message=args.commit_message, acknowledge_no_task=args.acknowledge_no_task)
     except (PublishRefused, PublishLockTimeout, ValueError, OSError) as error:
         print(f"refused: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_ERROR
@@ -83,6 +85,8 @@ def describe(result: Any) -> str:
         lines += [f"    {line}" for line in change.diff().splitlines()]
     lines.append(f"left alone ({len(plan.left_alone)}): {', '.join(plan.left_alone) or '-'}")
     lines += [f"note: {n}" for n in plan.notes]
+    lines += [f"gate: {i} fires at injection on no task of this store; publishing it needs --acknowledge-no-task {i}"
+              for i in plan.no_task]
     if result.git:
         lines.append(f"git: {result.git}")
     if result.backup is not None:
@@ -97,5 +101,6 @@ def _as_json(result: Any) -> dict[str, Any]:
     return {"target": str(plan.target), "written": result.written, "disk_change": result.disk_change,
             "added": [{"path": c.path, "id": c.standing_id, "what": c.what} for c in plan.added],
             "changed": [{"path": c.path, "id": c.standing_id, "what": c.what, "diff": c.diff()} for c in plan.changed],
-            "left_alone": list(plan.left_alone), "notes": list(plan.notes), "git": result.git,
+            "left_alone": list(plan.left_alone), "notes": list(plan.notes), "no_task": list(plan.no_task),
+            "git": result.git,
             "backup": None if result.backup is None else str(result.backup)}

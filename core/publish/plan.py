@@ -23,7 +23,9 @@ from typing import Any
 
 import yaml
 
+from core.decisions.split import tasks_fired
 from core.export.rule_store import EXTRACTED_BY, standing_rule_document
+from core.loop.views import injection_pool
 from core.publish import reference_format as ref
 from core.publish.snapshot import hash_folder, owners_by_hash
 from core.store.engine import Store
@@ -61,6 +63,9 @@ class PublishPlan:
     changed: tuple[FileChange, ...]
     left_alone: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
+    # New active rules whose trigger the injection matcher fires on no task of the store: each
+    # needs the publishing reviewer's acknowledgement (core.publish.service).
+    no_task: tuple[str, ...] = field(default=())
 
     @property
     def ids(self) -> list[str]:
@@ -138,11 +143,19 @@ def plan_publish(store: Store, target: Path, owners: Mapping[str, int] | None = 
         what = f"new rule, {promotion.status}: when={document['when']['trigger']!r} do={document['do']['directive']!r}"
         added.append(FileChange(path, promotion.standing_id, promotion.rule_id, what, None, ref.dump(document)))
         new_docs.setdefault("", []).append(document)
+    pool = injection_pool(store) if added else []
+    no_task = tuple(c.standing_id for c in added if c.standing_id and c.what.startswith("new rule, active")
+                    and tasks_fired(store, *_trigger_of(c), pool=pool) == 0)
     index_changes = _index_changes(target, texts, new_docs, mappings)
     changed.extend(index_changes)
     touched = {c.path for c in (*added, *changed)}
     left = tuple(sorted(rel for rel in texts if rel not in touched))
-    return PublishPlan(target, tuple(added), tuple(changed), left, tuple(notes))
+    return PublishPlan(target, tuple(added), tuple(changed), left, tuple(notes), no_task)
+
+
+def _trigger_of(change: FileChange) -> tuple[str, tuple[str, ...]]:
+    when = yaml.safe_load(change.after)["when"]
+    return str(when["trigger"]), tuple(str(c) for c in when.get("context") or ())
 
 
 def _status_change(promotion: Promotion, rel: str, mapping: Mapping[str, Any], before: str,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,8 +83,11 @@ def preview(store: Store, target: Path | str, accept_changes: bool = False) -> P
 
 
 def publish(store: Store, target: Path | str, actor: str, accept_changes: bool = False,
-            commit_message: str | None = None, before_swap: Callable[[], None] | None = None) -> PublishResult:
-    """Write the plan into ``target`` (see the module doc). ``before_swap`` is for drills."""
+            commit_message: str | None = None, acknowledge_no_task: Collection[str] = (),
+            before_swap: Callable[[], None] | None = None) -> PublishResult:
+    """Write the plan into ``target`` (see the module doc). ``acknowledge_no_task``: the new
+    rules the reviewer publishes although they fire at injection on no task of the store (each
+    refused otherwise; the acknowledgement is in the audit event). ``before_swap`` is for drills."""
     if not actor.strip():
         raise ValueError("a publish needs the reviewer's name")
     target = Path(target).expanduser().absolute()
@@ -96,6 +99,12 @@ def publish(store: Store, target: Path | str, actor: str, accept_changes: bool =
         plan = plan_publish(store, target, owners)
         if plan.empty:
             return PublishResult(plan, False, change.describe(), git_state(target), None)
+        missing = [i for i in plan.no_task if i not in set(acknowledge_no_task)]
+        if missing:
+            raise PublishRefused(
+                f"{', '.join(missing)} fire{'s' if len(missing) == 1 else ''} at injection on no task of this store "
+                "(the trigger is a substring of no task): split the rule's sentence, or acknowledge it "
+                f"(--acknowledge-no-task {' '.join(missing)})")
         backup = _backup(target, [c.path for c in plan.changed])
         with staged_folder(target, clone="link") as staging:
             for rel, content in plan.writes().items():
@@ -108,7 +117,9 @@ def publish(store: Store, target: Path | str, actor: str, accept_changes: bool =
         with store.session() as session:
             append_audit(session, actor, "publish", "rule_store", str(target), reason=commit_message,
                          after={"target": str(target), "ids": plan.ids, "added": [c.path for c in plan.added],
-                                "changed": [c.path for c in plan.changed], "disk_change_accepted": change.describe()})
+                                "changed": [c.path for c in plan.changed], "disk_change_accepted": change.describe(),
+                                "acknowledgement": [f"{actor} acknowledged: {i} fires at injection on no task"
+                                                    for i in plan.no_task]})
         git = _git_after(target, plan, commit_message)
     return PublishResult(plan, True, change.describe(), git, backup)
 

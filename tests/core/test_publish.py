@@ -22,7 +22,11 @@ from core.publish.plan import PublishRefused
 from core.publish.service import preview, publish
 from core.store.engine import Store, open_store
 from core.store.review_repo import ReviewRepository
+
 from tests.drills.publish_kills import _fresh, build_fixture
+
+# Builder trajectories all have the task "t": the approved rule fires on no task (gate tested below).
+ACK = ["R-004"]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +72,7 @@ def test_without_yes_nothing_is_written(fixture, capsys) -> None:  # type: ignor
 
 def test_a_publish_is_recorded_in_the_audit_log_with_the_target_and_the_ids(fixture) -> None:  # type: ignore[no-untyped-def]
     store, _database, rules = fixture
-    publish(store, rules, "ana")
+    publish(store, rules, "ana", acknowledge_no_task=ACK)
     [event] = ReviewRepository(store).audit(target_kind="rule_store")
     assert (event.actor, event.action, event.target_id) == ("ana", "publish", str(rules.absolute()))
     assert event.after["ids"] == ["R-004", "R-001"] and event.after["target"] == str(rules.absolute())
@@ -104,13 +108,13 @@ def test_a_second_publish_to_the_same_folder_waits_for_the_lock(fixture) -> None
 def test_the_replaced_files_are_kept_until_the_next_publish(fixture) -> None:  # type: ignore[no-untyped-def]
     store, _database, rules = fixture
     old_r001 = (rules / "R-001.yaml").read_bytes()
-    first = publish(store, rules, "ana")
+    first = publish(store, rules, "ana", acknowledge_no_task=ACK)
     assert first.backup is not None and (first.backup / "R-001.yaml").read_bytes() == old_r001
     from core.promotion import retire
 
     retire(store, "R-002", "ana", "superseded by practice")
     old_r002 = (rules / "R-002.yaml").read_bytes()
-    second = publish(store, rules, "ana")
+    second = publish(store, rules, "ana", acknowledge_no_task=ACK)
     assert second.backup == first.backup
     assert sorted(p.name for p in second.backup.iterdir()) == ["R-002.yaml", "index.yaml"]
     assert (second.backup / "R-002.yaml").read_bytes() == old_r002
@@ -134,7 +138,7 @@ def in_git(fixture):  # type: ignore[no-untyped-def]
 
 def test_in_a_git_work_tree_the_change_is_left_uncommitted(in_git) -> None:  # type: ignore[no-untyped-def]
     store, _database, rules = in_git
-    result = publish(store, rules, "ana")
+    result = publish(store, rules, "ana", acknowledge_no_task=ACK)
     assert "left as an uncommitted change" in result.git
     status = _git(rules.parent, "status", "--porcelain", "--", "rules")
     assert " M rules/R-001.yaml" in status and "?? rules/R-004.yaml" in status
@@ -145,7 +149,7 @@ def test_in_a_git_work_tree_the_change_is_committed_when_asked(in_git, monkeypat
     for key, value in (("GIT_AUTHOR_NAME", "ana"), ("GIT_AUTHOR_EMAIL", "ana@example.org"),
                        ("GIT_COMMITTER_NAME", "ana"), ("GIT_COMMITTER_EMAIL", "ana@example.org")):
         monkeypatch.setenv(key, value)
-    result = publish(store, rules, "ana", commit_message="publish R-004, retire R-001")
+    result = publish(store, rules, "ana", acknowledge_no_task=ACK, commit_message="publish R-004, retire R-001")
     assert "committed as" in result.git
     assert _git(rules.parent, "status", "--porcelain", "--", "rules") == ""
     assert _git(rules.parent, "log", "-1", "--format=%s") == "publish R-004, retire R-001\n"
@@ -166,3 +170,31 @@ def test_preview_refuses_a_changed_store_unless_accepted(fixture) -> None:  # ty
     with pytest.raises(PublishRefused, match=r"modified: R-002.yaml"):
         preview(store, rules)
     assert preview(store, rules, accept_changes=True).disk_change == "modified: R-002.yaml"
+
+
+def test_a_new_rule_that_fires_on_no_task_needs_an_acknowledgement_recorded_in_the_audit_log(fixture) -> None:  # type: ignore[no-untyped-def]
+    store, _database, rules = fixture
+    before = tree(rules)
+    assert preview(store, rules).plan.no_task == ("R-004",)
+    with pytest.raises(PublishRefused, match=r"R-004 fires at injection on no task.*--acknowledge-no-task R-004"):
+        publish(store, rules, "ana")
+    assert tree(rules) == before
+
+    publish(store, rules, "ana", acknowledge_no_task=["R-004"])
+
+    [event] = ReviewRepository(store).audit(target_kind="rule_store")
+    assert event.after["acknowledgement"] == ["ana acknowledged: R-004 fires at injection on no task"]
+
+
+def test_a_new_rule_whose_trigger_is_in_a_task_needs_no_acknowledgement(fixture) -> None:  # type: ignore[no-untyped-def]
+    store, _database, rules = fixture
+    from core.store.corpus_repo import CorpusRepository
+
+    corpora = CorpusRepository(store)
+    corpus = corpora.ensure_corpus("tasks", "extraction", "folder")
+    file_id = corpora.upsert_file(corpus, "tasks/a.jsonl", "trajectories", "h2", 1)
+    corpora.apply_file_changes(file_id, [dict(corpus_id=corpus, line=1, end_line=1, trajectory_id="T-9", success=False,
+                                              task="plan the infra when terraform state lock is held by CI",
+                                              raw_text="{}", record_json="{}", content_hash="T-9")], [], [])
+    assert preview(store, rules).plan.no_task == ()
+    assert publish(store, rules, "ana").written

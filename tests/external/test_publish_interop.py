@@ -34,6 +34,9 @@ from core.publish.plan import PublishRefused  # noqa: E402
 from core.publish.service import backup_path, preview, publish  # noqa: E402
 from core.store.engine import Store, open_store  # noqa: E402
 
+# Builder trajectories all have the task "t": the approved rule fires on no task (gate tested below).
+ACK = ["R-005"]
+
 
 @pytest.fixture()
 def store(tmp_path: Path) -> Iterator[Store]:
@@ -94,7 +97,7 @@ def test_round_trip_with_the_reference(store: Store, tmp_path: Path) -> None:
     supersede(store, "R-002", "R-005", "ana", "narrower")
     before = tree(rules)
 
-    result = publish(store, rules, "ana")
+    result = publish(store, rules, "ana", acknowledge_no_task=ACK)
 
     assert [c.path for c in result.plan.added] == ["R-005.yaml"]
     assert sorted(c.path for c in result.plan.changed) == ["R-001.yaml", "R-002.yaml", "index.yaml"]
@@ -117,7 +120,7 @@ def test_rewritten_files_equal_what_the_reference_writes(store: Store, tmp_path:
     approve_candidate(store)
     retire(store, "R-001", "ana", "too broad")
     supersede(store, "R-002", "R-005", "ana", "narrower")
-    publish(store, rules, "ana")
+    publish(store, rules, "ana", acknowledge_no_task=ACK)
     shutil.copy(rules / "R-005.yaml", theirs / "R-005.yaml")
     manager = StoreManager(str(theirs))
     IndexManager(str(theirs)).update_entry(manager.get_rule("R-005"))  # type: ignore[arg-type]  # as a promotion does
@@ -147,7 +150,7 @@ def test_a_store_changed_on_disk_since_import_is_refused_with_what_changed(store
 
     with pytest.raises(PublishRefused, match=r"changed on disk since it was imported \(modified: R-003.yaml, "
                                              r"index.yaml\)"):
-        publish(store, rules, "ana")
+        publish(store, rules, "ana", acknowledge_no_task=ACK)
     with pytest.raises(PublishRefused, match="R-003.yaml"):
         preview(store, rules)
     assert tree(rules) == before
@@ -159,7 +162,7 @@ def test_the_reviewer_may_publish_over_a_change_explicitly(store: Store, tmp_pat
     approve_candidate(store)
     StoreManager(str(rules)).retire_rule("R-003", "someone else did")
 
-    result = publish(store, rules, "ana", accept_changes=True)
+    result = publish(store, rules, "ana", acknowledge_no_task=ACK, accept_changes=True)
 
     assert result.disk_change.startswith("modified: R-003.yaml")
     assert validate_store(str(rules)) == []
@@ -171,10 +174,10 @@ def test_a_second_publish_with_nothing_new_writes_nothing(store: Store, tmp_path
     import_paths(store, [rules])
     approve_candidate(store)
     retire(store, "R-001", "ana", "too broad")  # its file no longer has the bytes it was imported with
-    publish(store, rules, "ana")
+    publish(store, rules, "ana", acknowledge_no_task=ACK)
     before = tree(rules)
 
-    again = publish(store, rules, "ana")
+    again = publish(store, rules, "ana", acknowledge_no_task=ACK)
 
     assert again.plan.empty and not again.written
     assert tree(rules) == before
@@ -184,10 +187,10 @@ def test_a_rule_retired_after_its_publish_is_retired_in_the_store(store: Store, 
     rules = reference_store(tmp_path)
     import_paths(store, [rules])
     approve_candidate(store)
-    publish(store, rules, "ana")
+    publish(store, rules, "ana", acknowledge_no_task=ACK)
     retire(store, "R-005", "ana", "replaced by a narrower rule")
 
-    result = publish(store, rules, "ana")
+    result = publish(store, rules, "ana", acknowledge_no_task=ACK)
 
     assert [(c.path, c.what) for c in result.plan.changed][0] == ("R-005.yaml",
                                                                  "active → retired (replaced by a narrower rule)")
