@@ -42,14 +42,14 @@ def cmd_publish(args: argparse.Namespace, store: Store) -> int:
 
     from core.publish.lock import PublishLockTimeout
     from core.publish.plan import PublishRefused
-    from core.publish.service import preview, publish
+    from core.publish.service import describe_result, preview, publish
 
     reviewer = args.reviewer or getpass.getuser()
     try:
         if args.dry_run or not args.yes:
             result = preview(store, args.to, accept_changes=args.over_changes)
             if not args.dry_run and not result.plan.empty and sys.stdin.isatty():
-                print(terminal_safe(describe(result), keep_newlines=True), end="")
+                print(terminal_safe(describe_result(result), keep_newlines=True), end="")
                 if input("publish these changes? [y/N] ").strip().lower() not in ("y", "yes"):
                     print("nothing written", file=sys.stderr)
                     return EXIT_NOT_CONFIRMED
@@ -64,36 +64,11 @@ def cmd_publish(args: argparse.Namespace, store: Store) -> int:
     if args.json:
         print(json.dumps(_as_json(result), indent=2, ensure_ascii=False))
     else:
-        print(terminal_safe(describe(result), keep_newlines=True), end="")
+        print(terminal_safe(describe_result(result), keep_newlines=True), end="")
     if not result.written and not result.plan.empty and not args.dry_run:
         print("nothing written: run again with --yes to publish", file=sys.stderr)
         return EXIT_NOT_CONFIRMED
     return EXIT_OK
-
-
-def describe(result: Any) -> str:
-    """The dry run (or what was done) as text; shared with the GUI dialog."""
-    plan = result.plan
-    lines = [f"{'published to' if result.written else 'publish to'} {plan.target}"]
-    if result.disk_change:
-        lines.append(f"changed on disk since import, kept: {result.disk_change}")
-    lines.append(f"added ({len(plan.added)}):")
-    lines += [f"  {c.path}  {c.what}" for c in plan.added]
-    lines.append(f"changed ({len(plan.changed)}):")
-    for change in plan.changed:
-        lines.append(f"  {change.path}  {change.what}")
-        lines += [f"    {line}" for line in change.diff().splitlines()]
-    lines.append(f"left alone ({len(plan.left_alone)}): {', '.join(plan.left_alone) or '-'}")
-    lines += [f"note: {n}" for n in plan.notes]
-    lines += [f"gate: {i} fires at injection on no task of this store; publishing it needs --acknowledge-no-task {i}"
-              for i in plan.no_task]
-    if result.git:
-        lines.append(f"git: {result.git}")
-    if result.backup is not None:
-        lines.append(f"backup of the replaced files: {result.backup}")
-    if plan.empty:
-        lines.append("the store is up to date: nothing to publish")
-    return "\n".join(lines) + "\n"
 
 
 def _as_json(result: Any) -> dict[str, Any]:

@@ -124,6 +124,32 @@ def publish(store: Store, target: Path | str, actor: str, accept_changes: bool =
     return PublishResult(plan, True, change.describe(), git, backup)
 
 
+def describe_result(result: PublishResult) -> str:
+    """The dry run (or what was done) as text: the CLI prints it (terminal-safe), the window's
+    dialog shows it as plain text."""
+    plan = result.plan
+    lines = [f"{'published to' if result.written else 'publish to'} {plan.target}"]
+    if result.disk_change:
+        lines.append(f"changed on disk since import, kept: {result.disk_change}")
+    lines.append(f"added ({len(plan.added)}):")
+    lines += [f"  {c.path}  {c.what}" for c in plan.added]
+    lines.append(f"changed ({len(plan.changed)}):")
+    for change in plan.changed:
+        lines.append(f"  {change.path}  {change.what}")
+        lines += [f"    {line}" for line in change.diff().splitlines()]
+    lines.append(f"left alone ({len(plan.left_alone)}): {', '.join(plan.left_alone) or '-'}")
+    lines += [f"note: {n}" for n in plan.notes]
+    lines += [f"gate: {i} fires at injection on no task of this store; publishing it needs --acknowledge-no-task {i}"
+              for i in plan.no_task]
+    if result.git:
+        lines.append(f"git: {result.git}")
+    if result.backup is not None:
+        lines.append(f"backup of the replaced files: {result.backup}")
+    if plan.empty:
+        lines.append("the store is up to date: nothing to publish")
+    return "\n".join(lines) + "\n"
+
+
 def _checked_change(store: Store, target: Path, accept_changes: bool) -> snapshot.DiskChange:
     change = disk_change(store, target)
     if change and not accept_changes:
