@@ -34,7 +34,7 @@ from core.publish.plan import PublishRefused  # noqa: E402
 from core.publish.service import backup_path, preview, publish  # noqa: E402
 from core.store.engine import Store, open_store  # noqa: E402
 
-# Builder trajectories all have the task "t": the approved rule fires on no task (gate tested below).
+# Builder trajectories all have the task "t": the approved rule fires on no task (that gate: tests/core/test_publish.py).
 ACK = ["R-005"]
 
 
