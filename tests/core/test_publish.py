@@ -198,3 +198,27 @@ def test_a_new_rule_whose_trigger_is_in_a_task_needs_no_acknowledgement(fixture)
                                               raw_text="{}", record_json="{}", content_hash="T-9")], [], [])
     assert preview(store, rules).plan.no_task == ()
     assert publish(store, rules, "ana").written
+
+
+def test_an_import_records_each_rule_store_folder_with_its_archive_and_packs(tmp_path: Path) -> None:
+    from core.importing import import_paths
+    from core.publish import snapshot
+
+    from tests.drills.publish_kills import RULE
+
+    root = tmp_path / "team"
+    store_dir = root / "rules"
+    for rel, rid in (("R-001.yaml", "R-001"), ("archived/R-002.yaml", "R-002"), ("node/P-001.yaml", "P-001")):
+        (store_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store_dir / rel).write_text(RULE.format(id=rid, trigger="when x fails", directive="do y"), encoding="utf-8")
+    (store_dir / "index.yaml").write_text("rules: []\n", encoding="utf-8")
+    store = open_store(tmp_path / "s.sqlite")
+    try:
+        import_paths(store, [root])
+        recorded = snapshot.load(store, store_dir)
+        assert recorded is not None
+        assert sorted(recorded.files) == ["R-001.yaml", "archived/R-002.yaml", "index.yaml", "node/P-001.yaml"]
+        assert sorted(recorded.owners) == ["R-001.yaml", "archived/R-002.yaml", "node/P-001.yaml"]
+        assert snapshot.load(store, store_dir / "archived") is None  # part of its store, not a store
+    finally:
+        store.close()
