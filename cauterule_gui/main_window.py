@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self.replay = ReplayController(runner, lambda: self.services, settings, process or ReplayProcess(),
                                        self.replay_progress, self)
         self.whatif = WhatIfController(self.db, self.replay, self.identity, self)
+        self.review.split_requested.connect(lambda rule, proposal: self.whatif.open(rule, proposal))
         self.bulk = BulkDecisions(self)
         self.tab_registry.register(
             self.workspace, "Review", kinds={"decisions", "marks", "rules", "replay", "corpora", "promotion"},

@@ -30,6 +30,7 @@ from core.decisions import (
     OverrideRequired,
     PromotionError,
     ReasonRequired,
+    SplitOffered,
     decide,
     undo_last,
 )
@@ -60,6 +61,7 @@ REFUSALS = (ApprovalRefused, ReasonRequired, PromotionError, ValueError)
 class ReviewController(ReviewMarks, QObject):
     status_message = Signal(str)
     decided = Signal(str, int)  # action, rule id (after it is committed)
+    split_requested = Signal(object, object)  # rule row, SplitProposal: the what-if opens on the split
 
     def __init__(self, db: DatabaseExecutor, identity: ReviewerIdentity,
                  rules: RuleTablePanel, evidence: EvidencePanel, viewer: TrajectoryViewerPanel,
@@ -75,6 +77,7 @@ class ReviewController(ReviewMarks, QObject):
         self.reason_dialog: ReasonDialog | None = None
         self.audit_dialog: AuditDialog | None = None
         self.conflict_dialog: ConflictDialog | None = None
+        self.split_box: Any = None  # the split offer of a one-sentence rule (kept alive while open)
         self.interactive = True  # False for --screenshot: never ask for a name
         self._held = False
         self._pending: tuple[WorkspaceRule | None] | None = None
@@ -283,6 +286,8 @@ class ReviewController(ReviewMarks, QObject):
                              "acknowledgement in the audit log. Why approve anyway?", "Acknowledge and approve",
                              lambda reason: self._submit(replace(
                                  req, acknowledge_gate=True, reason=req.reason or reason), row))
+        elif isinstance(refusal, SplitOffered):
+            self._offer_split(refusal, req, row)
         elif isinstance(refusal, TaintJustificationRequired):
             self._ask_reason("Approve a rule from a tainted source",
                              f"{first_upper(str(refusal))}.\nWhy is this rule safe to carry?",
@@ -298,6 +303,35 @@ class ReviewController(ReviewMarks, QObject):
         else:
             self.evidence.show_message(f"The decision was not saved: {type(refusal).__name__}: {refusal}")
             self.status_message.emit(f"The decision was not saved: {refusal}")
+
+    def _offer_split(self, refusal: SplitOffered, req: DecisionRequest, row: WorkspaceRule) -> None:
+        """One-sentence rule: split it (the what-if opens on the proposed halves) or approve it
+        unsplit with the acknowledgement that it fires on no task (recorded in the audit log)."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(QMessageBox.Icon.Warning, "Split the rule before approving it",
+                          f"{first_upper(str(refusal))}.\n\nProposed trigger: {refusal.proposal.trigger}\n"
+                          f"Proposed directive: {refusal.proposal.directive}", QMessageBox.StandardButton.Cancel,
+                          self._parent)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # rule text is data
+        split = box.addButton("Split… (edit and replay)", QMessageBox.ButtonRole.AcceptRole)
+        unsplit = box.addButton("Approve unsplit…", QMessageBox.ButtonRole.DestructiveRole)
+
+        def chosen(button: Any) -> None:
+            if button is split:
+                self.split_requested.emit(row, refusal.proposal)
+            elif button is unsplit:
+                self._ask_reason("Approve a rule that fires on no task",
+                                 "Its trigger is a whole sentence: at injection it fires on no task. Approving "
+                                 "records your acknowledgement in the audit log. Why approve it unsplit?",
+                                 "Acknowledge and approve", lambda reason: self._submit(replace(
+                                     req, acknowledge_no_task=True, reason=req.reason or reason), row))
+
+        box.buttonClicked.connect(chosen)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.split_box = box
+        box.open()
 
     def _conflict(self, error: ConcurrentChangeError, req: DecisionRequest, row: WorkspaceRule) -> None:
         """Another reviewer decided or edited the rule first: show who, what, when; the reviewer chooses."""

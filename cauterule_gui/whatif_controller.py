@@ -46,21 +46,28 @@ class WhatIfController(QObject):
         self.conflict_dialog: ConflictDialog | None = None
         replay.replay_finished.connect(self._on_replay_finished)
 
-    def open(self, rule: WorkspaceRule | None) -> None:
-        """Open the dialog on the rule's latest text once it is read."""
+    def open(self, rule: WorkspaceRule | None, proposal: Any = None) -> None:
+        """Open the dialog on the rule's latest text once it is read; with ``proposal`` (a
+        ``SplitProposal`` offered when a one-sentence rule was approved), on the proposed halves."""
         if rule is None:
             return
-        self.db.query(lambda s: s.rules.get(rule.rule_id), lambda info: self._show(rule, info),
+        self.db.query(lambda s: s.rules.get(rule.rule_id), lambda info: self._show(rule, info, proposal),
                       name="what-if rule text")
 
-    def _show(self, rule: WorkspaceRule, info: Any) -> None:
+    def _show(self, rule: WorkspaceRule, info: Any, proposal: Any = None) -> None:
         if info is None or self.dialog is not None:
             return
         self._rule = rule
         self._before_result = rule.result_id
-        dialog = WhatIfDialog(f"{rule.origin} — shown: v{rule.version}, run #{rule.run_id}, "
-                              f"{VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})",
-                              info.latest.trigger, info.latest.directive, self._parent)
+        title = (f"{rule.origin} — shown: v{rule.version}, run #{rule.run_id}, "
+                 f"{VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})")
+        trigger, directive = info.latest.trigger, info.latest.directive
+        if proposal is not None:
+            # Trigger and directive were one sentence: offer the split, the reviewer edits it, and
+            # Run saves it as a new version and replays it (the moves show what the split changes).
+            title += "\nTrigger and directive were one sentence, which fires on no task: proposed split below."
+            trigger, directive = proposal.trigger, proposal.directive
+        dialog = WhatIfDialog(title, trigger, directive, self._parent)
         dialog.run_requested.connect(self.run)
         dialog.finished.connect(self._on_closed)
         self.dialog = dialog

@@ -24,6 +24,7 @@ from cauterule_gui.panels.agreement import AgreementPanel
 from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.panels.promotion import PromotionPanel
+from cauterule_gui.publish_actions import publish_interactive
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.tab_registry import TabRegistry
@@ -83,6 +84,7 @@ class WorkflowTabs:
         self._services = services
         runner = db.runner
         self._runner, self._db = runner, db
+        self._identity = identity
         self._window = window
         self._semantic_pending = False
         self.labelling = LabellingPanel(services, runner, identity, window)
@@ -117,6 +119,10 @@ class WorkflowTabs:
         self.export_rules_action = QAction("E&xport rule store…", window)
         self.export_rules_action.setStatusTip("Write the standing rules as a CauterRule 0.3.1 rule store folder")
         self.export_rules_action.triggered.connect(lambda _c=False: self.export_rule_store())
+        self.publish_action = QAction("&Publish to rule store…", window)
+        self.publish_action.setStatusTip("Bring a real CauterRule rule store (imported before) up to date with "
+                                         "the decisions made here: a dry run first, nothing written without Publish")
+        self.publish_action.triggered.connect(lambda _c=False: self.publish_to_rule_store())
         self.export_work_action = QAction("Export my review &work…", window)
         self.export_work_action.triggered.connect(lambda _c=False: self.agreement.export_dialog())
         self.import_work_action = QAction("Import a reviewer's wor&k…", window)
@@ -124,13 +130,17 @@ class WorkflowTabs:
 
     @property
     def file_actions(self) -> list[QAction]:
-        return [self.labelling.export_action, self.export_rules_action, self.export_work_action,
+        return [self.labelling.export_action, self.export_rules_action, self.publish_action, self.export_work_action,
                 self.import_work_action]
 
     def export_rule_store(self) -> None:
         services = self._services()
         if services is not None:
             export_rule_store_interactive(self._window, self._db)
+
+    def publish_to_rule_store(self) -> None:
+        if self._services() is not None:
+            publish_interactive(self._window, self._db, lambda: self._identity.name)
 
     def _refresh_labelling(self) -> None:
         if self._tabs.currentWidget() is self.labelling:

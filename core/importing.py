@@ -32,6 +32,7 @@ from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
 from core.corpus.walk import CorpusFile, walk_import_root
 from core.hashing import canonical_json, sha256_bytes, sha256_text
+from core.publish.snapshot import record_rule_stores
 from core.store.corpus_repo import CorpusRepository, StoredRecordKey
 from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
@@ -156,6 +157,9 @@ def import_paths(
         if progress:
             progress(done, total, source.rel_path)
 
+    if rule_files:
+        # What each rule store folder holds now, so a publish can tell if it changed since.
+        record_rule_stores(store, [Path(p) for p in paths], [f.abs_path for f in rule_files])
     reports.add_issues(report_id, all_issues)
     summary = ImportSummary(
         report_id=report_id,

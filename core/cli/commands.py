@@ -233,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli import store as cli_store  # store copy / store check / team add-reviewer (issue 14)
 
     cli_store.register(sub)
+    from core.cli import publish as cli_publish  # publish into a real rule store (issue 28)
+
+    cli_publish.register(sub)
     return parser
 
 

@@ -31,6 +31,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("export-rules", help="write the approved standing rules as a CauterRule rule store")
     _add_store(p)
     p.add_argument("--out", required=True, help="folder to write (new, empty, or a previous export)")
+    p.add_argument("--all", dest="include_imported", action="store_true",
+                   help="the complete set: imported standing rules too, not only the Workbench's promotions")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_export_rules)
 
@@ -59,6 +61,9 @@ def register(subparsers: Any) -> None:
                    help="approve against replay's verdict (needs --reason)")
     p.add_argument("--acknowledge-gate", action="store_true",
                    help="approve although the blind agreement gate failed (needs --reason; recorded in the audit log)")
+    p.add_argument("--acknowledge-no-task", action="store_true",
+                   help="approve a one-sentence rule (trigger = directive) unsplit, although it fires at injection "
+                        "on no task (recorded in the audit log); see `split-rule`")
     p.add_argument("--waive", action="append", default=[], metavar="TRAJECTORY_ID=REASON",
                    help="waive one broken trajectory with a reason (repeatable)")
     p.add_argument("--expected-version", type=_row_version, default=None, metavar="N",
@@ -66,6 +71,49 @@ def register(subparsers: Any) -> None:
                         "(every action: retire / supersede name the version of the standing rule's rule)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_decide)
+    _register_split(subparsers)
+
+
+def _register_split(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "split-rule", help="split a one-sentence rule (an expected_rule copy) into trigger and directive")
+    _add_store(p)
+    p.add_argument("--rule", type=int, required=True)
+    p.add_argument("--reviewer", required=True)
+    p.add_argument("--trigger", default=None, help="the trigger to save (default: the proposed one)")
+    p.add_argument("--directive", default=None, help="the directive to save (default: the proposed one)")
+    p.add_argument("--dry-run", action="store_true", help="show the proposed split; save nothing")
+    p.set_defaults(func=cmd_split_rule)
+
+
+def cmd_split_rule(args: argparse.Namespace, store: Store) -> int:
+    from core.decisions import WhatIfRefused, propose_split, save_whatif_edit
+    from core.plain import terminal_safe
+    from core.store.rule_repo import RuleRepository
+
+    rule = RuleRepository(store).get(args.rule)
+    if rule is None:
+        print(f"error: no rule {args.rule} in this store", file=sys.stderr)
+        return EXIT_ERROR
+    proposal = propose_split(rule.latest.trigger, rule.latest.directive)
+    if proposal is None and (args.trigger is None or args.directive is None):
+        print(f"error: rule {args.rule} already has a separate trigger and directive; give both to change them",
+              file=sys.stderr)
+        return EXIT_ERROR
+    trigger = args.trigger if args.trigger is not None else proposal.trigger  # type: ignore[union-attr]
+    directive = args.directive if args.directive is not None else proposal.directive  # type: ignore[union-attr]
+    print(terminal_safe(f"trigger: {trigger}"))
+    print(terminal_safe(f"directive: {directive}"))
+    if args.dry_run:
+        return EXIT_OK
+    try:
+        edit = save_whatif_edit(store, args.rule, trigger, directive, args.reviewer, note="split of a one-sentence rule")
+    except WhatIfRefused as refusal:
+        print(f"refused: {terminal_safe(str(refusal))}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"saved as version {edit.version} of rule {args.rule}: replay it (`replay`) to see what the split moves, "
+          "then approve it")
+    return EXIT_OK
 
 
 def _row_version(text: str) -> int:
@@ -82,7 +130,7 @@ def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
     from core.export.rule_store import RuleStoreExportError, export_rule_store
 
     try:
-        result = export_rule_store(store, Path(args.out))
+        result = export_rule_store(store, Path(args.out), include_imported=args.include_imported)
     except (RuleStoreExportError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -144,7 +192,8 @@ def cmd_decide(args: argparse.Namespace, store: Store) -> int:
     request = DecisionRequest(
         args.action, args.reviewer, rule_id=args.rule, run_id=args.run, standing_id=args.standing,
         successor=args.successor, reason=args.reason, override_verdict=args.override_verdict,
-        acknowledge_gate=args.acknowledge_gate, waivers=waivers, via="cli", expected_version=args.expected_version,
+        acknowledge_gate=args.acknowledge_gate, acknowledge_no_task=args.acknowledge_no_task, waivers=waivers,
+        via="cli", expected_version=args.expected_version,
     )
     try:
         outcome = decide(store, request)

@@ -17,14 +17,16 @@ from core.decisions.service import (
     OverrideRequired,
     PromotionError,
     ReasonRequired,
+    SplitOffered,
     decide,
 )
+from core.decisions.split import SplitProposal, propose_split
 from core.decisions.undo import undo_last
 from core.decisions.waivers import waive
 from core.decisions.whatif import WhatIfEdit, WhatIfRefused, save_whatif_edit
 
 __all__ = [
     "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
-    "OverrideRequired", "PromotionError", "ReasonRequired", "WhatIfEdit", "WhatIfRefused", "decide",
-    "save_whatif_edit", "undo_last", "waive",
+    "OverrideRequired", "PromotionError", "ReasonRequired", "SplitOffered", "SplitProposal", "WhatIfEdit",
+    "WhatIfRefused", "decide", "propose_split", "save_whatif_edit", "undo_last", "waive",
 ]

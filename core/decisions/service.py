@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.decisions.rules import ALWAYS_NEEDS_REASON, reason_needed, standing_rule_refusal
+from core.decisions.split import SplitProposal, propose_split, tasks_fired
 from core.domain.errors import ApprovalRefused, BrokenNotOpened, PromotionError, ReasonRequired
 from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
@@ -74,6 +75,16 @@ class AcknowledgementRequired(ApprovalRefused):
         self.wording = wording
 
 
+class SplitOffered(ApprovalRefused):
+    """Trigger and directive are one sentence (an ``expected_rule`` copy): such a rule fires at
+    injection on no task. Split it first (``proposal``), or approve with ``acknowledge_no_task``."""
+
+    def __init__(self, message: str, proposal: Any, fired: int) -> None:
+        super().__init__(message)
+        self.proposal = proposal
+        self.fired = fired
+
+
 class RunNotComplete(ApprovalRefused, PromotionError):
     """Approvals rest only on complete runs (a cancelled or running run's evidence is partial)."""
 
@@ -89,6 +100,7 @@ class DecisionRequest:
     reason: str | None = None
     override_verdict: bool = False
     acknowledge_gate: bool = False
+    acknowledge_no_task: bool = False  # approve a one-sentence rule unsplit although it fires on no task
     waivers: Mapping[str, str] = field(default_factory=dict)  # broken trajectory id -> reason
     via: str = "api"
     expected_version: int | None = None  # the rule's row version the reviewer saw (None: not checked)
@@ -214,6 +226,7 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
     waivers = _check_waivers(store, result, request.waivers)
     evidence = snapshot(store, result, run)
     provenance = _provenance(store, request.rule_id, result, run.config_hash, evidence, reviewer, reason)
+    split = _split_check(store, result.rule_version_id)
     with store.session() as session:
         # Every rule is checked here, inside the transaction that writes the approval (a refusal
         # rolls back the waivers too). Broken evidence first: it is what the reviewer must go and do.
@@ -239,10 +252,15 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
             if reason is None:
                 raise ReasonRequired(reason_needed("approve", acknowledge_gate=True) or "a reason is needed")
             acknowledgement = f"{reviewer} acknowledged: {gate.detail}"
+        injection = _injection_gate(split, request, reviewer)
+        if injection is not None and injection.get("acknowledgement"):
+            acknowledgement = "; ".join(a for a in (acknowledgement, injection["acknowledgement"]) if a)
         evidence["waivers"] = waivers_in(session, result.id, reviewer)
         evidence["reviewer"], evidence["approval_reason"] = reviewer, reason
         gates = {"verdict": {"state": "pass" if result.verdict == "pass" else "fail", "verdict": result.verdict,
                              "reason": result.reason}, "agreement": _gate_summary(gate)}
+        if injection is not None:
+            gates["injection"] = {k: v for k, v in injection.items() if k != "acknowledgement"}
         extra = _audit_extra(request, gates, acknowledgement)
         decision = write_decision(session, request.rule_id, result.rule_version_id, result.run_id, reviewer,
                                   "approve", reason, evidence, extra, expected_version=request.expected_version)
@@ -257,6 +275,30 @@ def _approve(store: Store, request: DecisionRequest, reviewer: str, reason: str 
         message = (f"{promotion.standing_id} re-approved on run #{result.run_id}: its evidence snapshot is the new "
                    f"run's{waived}.")
     return DecisionOutcome("approve", request.rule_id, decision, promotion, created, message, version)
+
+
+def _split_check(store: Store, version_id: int) -> tuple[SplitProposal, int] | None:
+    """Read before the write transaction: the proposed split and the tasks the rule fires on."""
+    version = RuleRepository(store).get_version(version_id)
+    assert version is not None
+    proposal = propose_split(version.trigger, version.directive)
+    return None if proposal is None else (proposal, tasks_fired(store, version.trigger, version.context))
+
+
+def _injection_gate(split: tuple[SplitProposal, int] | None, request: DecisionRequest,
+                    reviewer: str) -> dict[str, Any] | None:
+    """The one-sentence rule gate (core.decisions.split): None for a rule with two halves."""
+    if split is None:
+        return None
+    proposal, fired = split
+    wording = (f"trigger and directive are one sentence; it fires at injection on "
+               f"{'no task' if fired == 0 else f'{fired} task(s)'}")
+    if not request.acknowledge_no_task:
+        raise SplitOffered(f"approval refused: {wording}. Split it first (proposed: {proposal.describe()}) "
+                           "and replay the edit, or acknowledge that it fires on no task", proposal, fired)
+    return {"state": "fail" if fired == 0 else "warn", "wording": wording, "fired": fired,
+            "proposal": {"trigger": proposal.trigger, "directive": proposal.directive},
+            "acknowledgement": f"{reviewer} acknowledged: {wording}"}
 
 
 def _gate_summary(gate: Gate) -> dict[str, Any]:
@@ -318,5 +360,5 @@ def _provenance(
 
 __all__ = [
     "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
-    "OverrideRequired", "PromotionError", "ReasonRequired", "decide",
+    "OverrideRequired", "PromotionError", "ReasonRequired", "SplitOffered", "decide",
 ]

@@ -50,13 +50,18 @@ class ExportResult:
     notes: tuple[str, ...]
 
 
-def export_rule_store(store: Store, out_dir: Path | str) -> ExportResult:
+def export_rule_store(store: Store, out_dir: Path | str, include_imported: bool = False) -> ExportResult:
+    """``include_imported`` (``export-rules --all``): the complete set a team deploys as a fresh
+    folder — the imported standing rules the Workbench never changed, as imported (in the
+    reference's own file format), beside every promotion; retired and superseded as they are."""
     _check_may_export(store)
     out = Path(out_dir).expanduser()
     previous = _check_target(out)
     promotions = PromotionRepository(store).list()
     notes: list[str] = []
     documents = [(p.standing_id, standing_rule_document(store, p, notes)) for p in promotions]
+    if include_imported:
+        documents += imported_rule_documents(store, {p.rule_id for p in promotions}, {i for i, _d in documents}, notes)
     for standing_id, _document in documents:
         if not _RULE_ID.match(standing_id):
             raise RuleStoreExportError(f"refusing to write rule id {standing_id!r}: not a safe file name")
@@ -182,6 +187,37 @@ def standing_rule_document(store: Store, promotion: Promotion, notes: list[str] 
     if promotion.status == "superseded" and promotion.superseded_by:
         document["superseded_by"] = promotion.superseded_by
     return document
+
+
+def imported_rule_documents(store: Store, adopted: set[int], taken: set[str],
+                            notes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Imported standing rules with no promotion, each as the reference writes its file back
+    (an edit made in the Workbench replaces when / do). A rule whose id another rule already
+    has here (two imported stores both hold R-001) is left out with a note."""
+    from core.publish.reference_format import normalized_rule
+
+    documents = []
+    for info in RuleRepository(store).list_rules(kinds=["standing"]):
+        if info.id in adopted:
+            continue
+        data = dict(_imported_data(store, info.id))
+        rule_id = str(data.get("id") or info.rule_ref or "")
+        if not rule_id or rule_id in taken or "status" not in data:
+            notes.append(f"{info.origin}: imported rule {rule_id or '(no id)'} left out "
+                         f"({'its id is taken by another rule' if rule_id in taken else 'no id or status'})")
+            continue
+        latest = info.latest
+        data["when"] = {**(data.get("when") or {}), "trigger": latest.trigger}
+        if latest.context:
+            data["when"]["context"] = list(latest.context)
+        if latest.signature:
+            data["when"]["signature"] = latest.signature
+        data["do"] = {**(data.get("do") or {}), "directive": latest.directive}
+        if latest.because:
+            data["do"]["because"] = latest.because
+        taken.add(rule_id)
+        documents.append((rule_id, normalized_rule(data)))
+    return documents
 
 
 def _imported_data(store: Store, rule_id: int) -> dict[str, Any]:

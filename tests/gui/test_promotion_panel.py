@@ -416,6 +416,21 @@ def test_waiver_dialog_needs_a_reason_for_every_trajectory(qtbot: Any, panel: Pr
     approve_dialog.against.setChecked(True)
     assert approve_dialog.value() == ApprovalInput("why", True)
     assert approve_dialog.findChild(QDialogButtonBox) is not None
+    assert approve_dialog.acknowledge_no_task.isHidden()  # trigger and directive differ
+
+
+def test_the_approve_dialog_asks_to_acknowledge_a_one_sentence_rule(qtbot: Any, panel: PromotionPanel,
+                                                                    demo: StoreServices) -> None:
+    from dataclasses import replace
+
+    item = select(panel, rule_id(demo, "C-01"))
+    one_sentence = replace(item, directive=item.trigger)  # how an expected_rule copy is queued
+    dialog = ApproveDialog(one_sentence, "Approve", panel)
+    qtbot.addWidget(dialog)
+    assert not dialog.acknowledge_no_task.isHidden()
+    dialog.edit.setText("on record")
+    dialog.acknowledge_no_task.setChecked(True)
+    assert dialog.value() == ApprovalInput("on record", acknowledge_no_task=True)
 
 
 # -- export ------------------------------------------------------------------------------

@@ -109,7 +109,8 @@ class ActionsPage:
 
         request = DecisionRequest("approve", reviewer, rule_id=rule_id, run_id=run_id, reason=answer.reason,
                                   override_verdict=answer.against_verdict, acknowledge_gate=answer.acknowledge_gate,
-                                  waivers=dict(waivers), via="promotion", expected_version=self._expected(item))
+                                  acknowledge_no_task=answer.acknowledge_no_task, waivers=dict(waivers),
+                                  via="promotion", expected_version=self._expected(item))
 
         def refused(failure: JobFailure) -> None:
             if isinstance(failure.exception, BrokenNotOpened):

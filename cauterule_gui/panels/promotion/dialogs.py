@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.decisions.split import same_sentence
 from core.promotion import QueueItem
 
 from cauterule_gui.models import promotion_queue_model as qm
@@ -31,6 +32,7 @@ class ApprovalInput:
     reason: str
     against_verdict: bool = False
     acknowledge_gate: bool = False
+    acknowledge_no_task: bool = False
 
 
 class ApproveDialog(QDialog):
@@ -49,6 +51,12 @@ class ApproveDialog(QDialog):
         # Shown when the blind agreement gate failed; the core refuses the approval unless it is ticked.
         self.acknowledge = QCheckBox(f"I acknowledge: {agreement.detail}", self)
         self.acknowledge.setVisible(agreement.state == "fail")
+        # A one-sentence rule (an expected_rule copy) fires at injection on no task: the core refuses
+        # it unsplit unless this is ticked (the split itself is edited in the Review tab's what-if).
+        self.acknowledge_no_task = QCheckBox(
+            "I acknowledge: trigger and directive are one sentence, so it fires at injection on no task "
+            "(to split it instead, approve it in the Review tab)", self)
+        self.acknowledge_no_task.setVisible(same_sentence(item.trigger, item.directive))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText(title)
@@ -57,13 +65,14 @@ class ApproveDialog(QDialog):
         self.edit.textChanged.connect(lambda t: self.ok.setEnabled(bool(t.strip())))
         self.ok.setEnabled(False)
         layout = QVBoxLayout(self)
-        for widget in (prompt, self.edit, self.against, self.acknowledge, buttons):
+        for widget in (prompt, self.edit, self.against, self.acknowledge, self.acknowledge_no_task, buttons):
             layout.addWidget(widget)
         self.resize(560, self.sizeHint().height())
 
     def value(self) -> ApprovalInput:
         return ApprovalInput(self.edit.text().strip(), not self.against.isHidden() and self.against.isChecked(),
-                             not self.acknowledge.isHidden() and self.acknowledge.isChecked())
+                             not self.acknowledge.isHidden() and self.acknowledge.isChecked(),
+                             not self.acknowledge_no_task.isHidden() and self.acknowledge_no_task.isChecked())
 
 
 class WaiverDialog(QDialog):
