@@ -7,9 +7,12 @@ reconciled record by record, so only what changed is written. Bad records are re
 
 Why a file's new hash is committed in the same transaction as its records: the hash is
 what makes the next import skip the file, so a hash stored ahead of its records (a kill,
-a crash, a bad record in between) would lose those records for good. Until then the file
-carries a ``pending:`` hash that matches no content. Only regular files are read, up to a
-size limit; links to nowhere, FIFOs and devices are reported and skipped.
+a crash, a bad record in between) would lose those records for good. Trajectory files are
+written in batches of many files, each batch one transaction with the files' hashes
+(``core.store.import_batch``); an unchanged file costs no transaction at all. A rule file,
+written by two repositories, carries a ``pending:`` hash that matches no content until its
+rule is stored. Only regular files are read, up to a size limit; links to nowhere, FIFOs
+and devices are reported and skipped.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import json
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +35,10 @@ from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
 from core.corpus.walk import CorpusFile, walk_import_root
 from core.hashing import canonical_json, sha256_bytes, sha256_text
-from core.store.corpus_repo import CorpusRepository, StoredRecordKey
+from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
+from core.store.import_batch import FileChange, batches, stored_file_hashes, write_trajectory_files
 from core.store.import_repo import ImportReportRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
@@ -63,7 +67,8 @@ class _Counts:
 @dataclass
 class _ReadFile:
     source: CorpusFile
-    data: bytes
+    content_hash: str
+    size: int
     records: list[TrajectoryRecord] = field(default_factory=list)
     issues: list[ImportIssue] = field(default_factory=list)
 
@@ -127,26 +132,49 @@ def import_paths(
         issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
                    for r, where in nul if where is not None]
         records = [r for r, where in nul if where is None]
-        read.append(_ReadFile(source, data, records, issues))
+        read.append(_ReadFile(source, sha256_bytes(data), len(data), records, issues))
     outcomes: dict[str, list[str | None]] = defaultdict(list)
     for item in read:
         outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
 
-    done = 0
+    # Each corpus's role once, then every stored file hash in one query: an unchanged file
+    # costs no transaction, and changed files are written in batches (core.store.import_batch).
+    corpus_ids: dict[str, int] = {}
     for item in read:
-        _check_cancel(cancel)
         name = item.source.corpus_name
-        _set_role(corpora, counts, name, outcomes[name])
+        if name not in corpus_ids:
+            corpus_ids[name] = _set_role(corpora, counts, name, outcomes[name])
+    known = corpora.corpus_ids()
+    hashes = stored_file_hashes(store, known.values())
+    done = 0
+    changed: list[_ReadFile] = []
+    for item in read:
+        name = item.source.corpus_name
         counts[name].rejected += len(item.issues)
         all_issues.extend(item.issues)
-        _import_trajectory_file(corpora, counts[name], item)
-        done += 1
-        if progress:
-            progress(done, total, item.source.rel_path)
+        if hashes.get((corpus_ids[name], item.source.rel_path)) == item.content_hash:
+            counts[name].unchanged += len(item.records)
+            done += 1
+            if progress:
+                progress(done, total, item.source.rel_path)
+        else:
+            changed.append(item)
+    for batch in batches(_file_changes(changed, corpus_ids)):
+        _check_cancel(cancel)
+        for outcome, corpus in zip(write_trajectory_files(store, batch), (c.corpus for c in batch), strict=True):
+            file_counts = counts[corpus]
+            file_counts.imported += outcome.inserted
+            file_counts.updated += outcome.updated
+            file_counts.removed += outcome.removed
+            file_counts.unchanged += outcome.unchanged
+            done += 1
+            if progress:
+                progress(done, total, outcome.path)
 
     for source in rule_files:
         _check_cancel(cancel)
-        issues, note = _import_rule_file(corpora, rules, counts, source, max_file_bytes)
+        issues, note = _import_rule_file(corpora, rules, counts, source, _RuleContext(corpus_ids, hashes),
+                                         max_file_bytes)
         if issues:
             counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
@@ -222,13 +250,15 @@ def _check_cancel(cancel: Any) -> None:
         raise ImportCancelled("import cancelled; files imported so far are kept")
 
 
-def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> None:
+def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> int:
+    """Create the corpus or update its inferred role; its id."""
     role, source = infer_corpus_role(name, outcomes)
-    corpora.ensure_corpus(name, role, source)
+    corpus_id = corpora.ensure_corpus(name, role, source)
     # Report the role the store actually holds (a user's choice wins over inference).
     stored = corpora.role_of(name)
     assert stored is not None  # ensure_corpus just made sure it exists
     counts[name].role, counts[name].role_source = stored
+    return corpus_id
 
 
 def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
@@ -258,70 +288,28 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _import_trajectory_file(corpora: CorpusRepository, counts: _Counts, item: _ReadFile) -> None:
-    source = item.source
-    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
-    file_hash = sha256_bytes(item.data)
-    if corpora.file_hash(corpus_id, source.rel_path) == file_hash:
-        counts.unchanged += len(item.records)
-        return
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", PENDING + file_hash, len(item.data))
-    stored = corpora.records_of_file(file_id)
-    inserts, updates, removals, unchanged = _reconcile(stored, [_record_values(corpus_id, r) for r in item.records])
-    corpora.apply_file_changes(file_id, inserts, updates, removals, content_hash=file_hash)
-    counts.imported += len(inserts)
-    counts.updated += len(updates)
-    counts.removed += len(removals)
-    counts.unchanged += unchanged
+def _file_changes(changed: list[_ReadFile], corpus_ids: dict[str, int]) -> Iterator[FileChange]:
+    """Each changed file's rows, built only when its batch is about to be written."""
+    for item in changed:
+        corpus_id = corpus_ids[item.source.corpus_name]
+        yield FileChange(
+            corpus_id=corpus_id, path=item.source.rel_path, content_hash=item.content_hash, size=item.size,
+            records=[_record_values(corpus_id, r) for r in item.records], corpus=item.source.corpus_name,
+        )
+        item.records = []  # written with its batch: let the parsed records go
 
 
-def _reconcile(
-    stored: list[StoredRecordKey], incoming: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[tuple[int, dict[str, Any]]], list[int], int]:
-    """Match a changed file's records to what the store holds.
+@dataclass
+class _RuleContext:
+    """What the rule files share with the trajectory pass: corpus ids and stored file hashes."""
 
-    Identical content is matched first (a record that only moved keeps its row), then the
-    n-th occurrence of a trajectory id to the n-th stored one (an edited record is updated
-    in place, so replay outcomes and labels that point at it survive).
-    """
-    by_hash: dict[str, list[StoredRecordKey]] = defaultdict(list)
-    for key in stored:
-        by_hash[key.content_hash].append(key)
-    used: set[int] = set()
-    updates: list[tuple[int, dict[str, Any]]] = []
-    pending: list[dict[str, Any]] = []
-    unchanged = 0
-    for values in incoming:
-        candidates = [k for k in by_hash.get(values["content_hash"], []) if k.id not in used]
-        if candidates:
-            key = candidates[0]
-            used.add(key.id)
-            if key.line != values["line"]:
-                updates.append((key.id, {"line": values["line"], "end_line": values["end_line"]}))
-            unchanged += 1
-        else:
-            pending.append(values)
-    by_id: dict[str, list[StoredRecordKey]] = defaultdict(list)
-    for key in stored:
-        if key.id not in used:
-            by_id[key.trajectory_id].append(key)
-    inserts: list[dict[str, Any]] = []
-    for values in pending:
-        candidates = by_id.get(values["trajectory_id"], [])
-        if candidates:
-            key = candidates.pop(0)
-            used.add(key.id)
-            updates.append((key.id, values))
-        else:
-            inserts.append(values)
-    removals = [k.id for k in stored if k.id not in used]
-    # A record counted unchanged above only moved; do not report it as updated.
-    return inserts, updates, removals, unchanged
+    corpus_ids: dict[str, int]
+    hashes: dict[tuple[int, str], str]
 
 
 def _import_rule_file(
     corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    known: _RuleContext, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[ImportIssue], str | None]:
     loaded = read_regular_file(source.abs_path, max_file_bytes)
     if loaded.data is None:
@@ -333,11 +321,11 @@ def _import_rule_file(
         note = None if issues else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
         return issues, note
     # A corpus exists only once it holds something: a catalog alone does not make one.
-    if source.corpus_name not in all_counts:
-        _set_role(corpora, all_counts, source.corpus_name, [])
+    if source.corpus_name not in known.corpus_ids:
+        known.corpus_ids[source.corpus_name] = _set_role(corpora, all_counts, source.corpus_name, [])
     counts = all_counts[source.corpus_name]
-    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
-    if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
+    corpus_id = known.corpus_ids[source.corpus_name]
+    if known.hashes.get((corpus_id, source.rel_path)) == sha256_bytes(data):
         return issues, None
     # The rule and the file row are written by two repositories; the pending hash makes a
     # kill between them cost only a re-read next time, never a skipped rule.
