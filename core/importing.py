@@ -34,7 +34,7 @@ from core.corpus.limits import path_oversize
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
 from core.corpus.walk import CorpusFile, walk_import_root
-from core.hashing import canonical_json, sha256_bytes, sha256_text
+from core.hashing import canonical_json, hash_json_streamed, sha256_bytes, sha256_text
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
@@ -133,6 +133,7 @@ def import_paths(
                    for r, where in nul if where is not None]
         records = [r for r, where in nul if where is None]
         read.append(_ReadFile(source, sha256_bytes(data), len(data), records, issues))
+        del loaded, data, result  # the file's bytes are not needed once read: free them now
     outcomes: dict[str, list[str | None]] = defaultdict(list)
     for item in read:
         outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
@@ -203,6 +204,10 @@ def import_paths(
     return summary
 
 
+# The real corpora's largest file is 12 KB; a file bigger than this is someone's huge record.
+SIDE_MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
 def _keep_trajectory_side(store: Store) -> None:
     """Build the trajectory side the next replay looks for and keep it in the store
     (``side_cache_repo.keep_side``), so the first replay after an import is warm even in a new
@@ -215,7 +220,11 @@ def _keep_trajectory_side(store: Store) -> None:
     try:
         with store.read_session() as session:
             count = int(session.execute(text("SELECT count(*) FROM trajectory")).scalar_one())
-        if 0 < count <= view_cache.MAX_TRAJECTORIES:
+            largest = session.execute(text("SELECT max(size) FROM source_file WHERE kind = 'trajectories'"))
+            largest_file = int(largest.scalar_one() or 0)
+        # Building the side costs ~19x the text it indexes: kept ahead only for ordinary files,
+        # so a huge record's import stays within a few times its size (its replay builds it).
+        if 0 < count <= view_cache.MAX_TRAJECTORIES and largest_file <= SIDE_MAX_FILE_BYTES:
             keep_side(store, load_trajectories(store))
     except Exception:
         log.warning("the trajectory side could not be kept after the import", exc_info=True)
@@ -280,8 +289,18 @@ def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
         "raw_text": record.raw_text,
         # Key order and every unknown key are kept: export writes this object back as it was.
         "record_json": json.dumps(data, ensure_ascii=False),
-        "content_hash": sha256_text(canonical_json(data)),
+        "content_hash": _content_hash(record),
     }
+
+
+# Above this many characters a record's hash is computed streamed (no canonical copy held).
+_STREAMED_HASH_CHARS = 1_000_000
+
+
+def _content_hash(record: TrajectoryRecord) -> str:
+    if len(record.raw_text) > _STREAMED_HASH_CHARS:
+        return hash_json_streamed(record.data)
+    return sha256_text(canonical_json(record.data))
 
 
 def _text_or_none(value: Any) -> str | None:

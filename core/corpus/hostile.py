@@ -150,7 +150,12 @@ def read_regular_file(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Fi
         if problem:
             return FileRead(None, problem)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
+            # Ask for the size the file has, not the limit: read(n) allocates n bytes first, so
+            # read(256 MB) cost 256 MB for every small file of an import.
+            want = min(info.st_size, max_bytes) + 1
+            data = handle.read(want)
+            if len(data) == want and want <= max_bytes:  # it grew since fstat: the rest, still bounded
+                data += handle.read(max_bytes + 1 - len(data))
     except OSError as error:
         return FileRead(None, f"cannot be read ({error.strerror or error}); skipped")
     finally:
