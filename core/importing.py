@@ -28,11 +28,18 @@ from typing import Any
 
 from sqlalchemy import text
 
-from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
+from core.corpus.hostile import (
+    DEFAULT_MAX_FILE_BYTES,
+    cap_issues,
+    escape_surrogates,
+    read_regular_file,
+    surrogate_field,
+)
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.limits import path_oversize
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
+from core.corpus.strict_json import NUL_REASON, nul_field
 from core.corpus.walk import CorpusFile, walk_import_root
 from core.hashing import canonical_json, hash_json_streamed, sha256_bytes, sha256_text
 from core.store.corpus_repo import CorpusRepository
@@ -96,7 +103,9 @@ def import_paths(
         if not os.path.lexists(path):
             notes.append(f"{escape_surrogates(str(path))}: no such file or folder")
             continue
-        files.extend(walk_import_root(path))
+        skipped: list[str] = []
+        files.extend(walk_import_root(path, skipped))
+        notes.extend(escape_surrogates(note) for note in skipped)
 
     counts: dict[str, _Counts] = defaultdict(_Counts)
     all_issues: list[ImportIssue] = []
@@ -128,10 +137,11 @@ def import_paths(
         records = list(result.records)
         # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import, and on
         # SQLite too, so one input gets one answer (and any store can be copied to any other).
-        nul = [(r, _nul_field(r)) for r in records]
+        nul = [(r, nul_field(r.data, r.raw_text)) for r in records]
         issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
                    for r, where in nul if where is not None]
         records = [r for r, where in nul if where is None]
+        notes.extend(_duplicate_key_notes(source, records))
         read.append(_ReadFile(source, sha256_bytes(data), len(data), records, issues))
         del loaded, data, result  # the file's bytes are not needed once read: free them now
     outcomes: dict[str, list[str | None]] = defaultdict(list)
@@ -208,6 +218,14 @@ def import_paths(
 SIDE_MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
+def _duplicate_key_notes(source: CorpusFile, records: list[TrajectoryRecord]) -> list[str]:
+    """Duplicate JSON keys at file:line: the record is kept (last value wins, as in every JSON
+    reader), but a reviewer should know that the stored value is not the first one written."""
+    found = [f"{source.rel_path}:{r.line} [{n.field}]: {n.reason}" for r in records for n in r.notes
+             if n.reason.startswith("key ") and "appears more than once" in n.reason]
+    return cap_issues(found, lambda more: f"{source.rel_path}: … and {more:,} more duplicate keys")
+
+
 def _keep_trajectory_side(store: Store) -> None:
     """Build the trajectory side the next replay looks for and keep it in the store
     (``side_cache_repo.keep_side``), so the first replay after an import is warm even in a new
@@ -228,30 +246,6 @@ def _keep_trajectory_side(store: Store) -> None:
             keep_side(store, load_trajectories(store))
     except Exception:
         log.warning("the trajectory side could not be kept after the import", exc_info=True)
-
-
-NUL_REASON = "contains the NUL character (\\u0000), which the store cannot hold (PostgreSQL text cannot); record skipped"
-
-
-def _nul_field(record: TrajectoryRecord) -> str | None:
-    """The path of the first value or key holding NUL (``""``: the record's text), or None.
-
-    The parsed values are stored in columns (task, domain, …): JSON's "\\u0000" becomes a real NUL there."""
-    stack: list[tuple[str, Any]] = [("", record.data)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return path
-        elif isinstance(item, dict):
-            for key, value in item.items():
-                child = f"{path}.{key}" if path else str(key)
-                if "\x00" in str(key):
-                    return child.replace("\x00", "\\u0000")
-                stack.append((child, value))
-        elif isinstance(item, list | tuple):
-            stack.extend((f"{path}[{index}]", value) for index, value in enumerate(item))
-    return "" if "\x00" in record.raw_text else None  # JSON refuses a raw NUL; kept as a last guard
 
 
 def _check_cancel(cancel: Any) -> None:

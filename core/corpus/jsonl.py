@@ -30,6 +30,15 @@ from typing import Any
 
 from core.corpus.hostile import surrogate_field, surrogate_reason
 from core.corpus.limits import trajectory_oversize
+from core.corpus.strict_json import (
+    AS_STRING,
+    LONG_INTEGER,
+    LossyNumberError,
+    duplicate_key_note,
+    exact_float,
+    pairs_hook,
+    refuse_constant,
+)
 from core.corpus.validation import (
     FieldProblem,
     describe_value,
@@ -339,11 +348,18 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
     duplicate_keys: list[str] = []
     parse_text = "\n".join(text for _, text, _ in chunk.parse_lines)
     try:
-        obj = json.loads(parse_text, object_pairs_hook=_pairs_hook(duplicate_keys))
+        obj = json.loads(parse_text, object_pairs_hook=pairs_hook(duplicate_keys),
+                         parse_constant=refuse_constant, parse_float=exact_float)
+    except LossyNumberError as exc:
+        return RecordIssue(file, chunk.first_line, None, f"{exc.what}; record{span} skipped — {exc.advice}")
     except json.JSONDecodeError as exc:
         line, column = _file_position(chunk, exc.lineno, exc.colno)
         return RecordIssue(file, chunk.first_line, None, f"not valid JSON: {exc.msg} (line {line}, column {column})")
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's own limit, with its advice text
+            return RecordIssue(file, chunk.first_line, None, f"{LONG_INTEGER}; record{span} skipped — {AS_STRING}")
+        return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
+    except RecursionError as exc:
         return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
     if not isinstance(obj, dict):
         return RecordIssue(file, chunk.first_line, None, f"expected a JSON object{span}, got {describe_value(obj)}")
@@ -360,10 +376,7 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
     if errors:
         return RecordIssue(file, chunk.first_line, errors[0].field or None, _summarise(errors))
     notes = [p for p in problems if not p.is_error]
-    notes.extend(
-        FieldProblem(key, f"key {key!r} appears more than once in an object; the last value is kept", "note")
-        for key in duplicate_keys
-    )
+    notes.extend(FieldProblem(key, duplicate_key_note(key), "note") for key in duplicate_keys)
     return TrajectoryRecord(
         line=chunk.first_line,
         end_line=chunk.last_line,
@@ -401,19 +414,3 @@ def _file_position(chunk: _Chunk, lineno: int, colno: int) -> tuple[int, int]:
     index = min(max(lineno, 1), len(chunk.parse_lines)) - 1
     file_line, _, stripped_left = chunk.parse_lines[index]
     return file_line, colno + stripped_left
-
-
-def _pairs_hook(duplicates: list[str]) -> Any:
-    """Build objects exactly as the default decoder does (last value wins), noting duplicate keys."""
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(pairs)
-        if len(result) != len(pairs):
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen and key not in duplicates:
-                    duplicates.append(key)
-                seen.add(key)
-        return result
-
-    return hook

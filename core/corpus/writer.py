@@ -16,8 +16,11 @@ from typing import Any
 
 
 def dump_record(data: Mapping[str, Any]) -> str:
-    """One record as one line of JSON (no line ending)."""
-    return json.dumps(data, ensure_ascii=False)
+    """One record as one line of JSON (no line ending).
+
+    ``allow_nan=False``: the importer refuses NaN and Infinity, and a value that still holds
+    one (a store from before) fails the export rather than writing a file that is not JSON."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False)
 
 
 def write_jsonl(records: Iterable[Mapping[str, Any]], path: Path) -> int:
