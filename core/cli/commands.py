@@ -18,7 +18,14 @@ from typing import Any
 import sqlalchemy.exc
 
 from core.plain import terminal_safe
-from core.store.engine import Store, StoreOpenError, default_store_path, open_store, store_location
+from core.store.engine import (
+    Store,
+    StoreOpenError,
+    default_store_path,
+    open_store,
+    store_error_line,
+    store_location,
+)
 from core.store.migrations import StoreTooNewError
 
 EXIT_OK = 0
@@ -251,8 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return func(args, store)
     except (sqlite3.DatabaseError, sqlalchemy.exc.DBAPIError) as error:
         # Damage found after opening (a page quick_check could not see, a disk error).
-        print(f"error: the store {store.path} could not be used: {terminal_safe(str(error).splitlines()[0])}",
-              file=sys.stderr)
+        print(f"error: {terminal_safe(store_error_line(store.path, error))}", file=sys.stderr)
         return EXIT_BAD_STORE
     except OSError as error:
         print(f"error: {terminal_safe(_os_error(error))}", file=sys.stderr)
