@@ -247,10 +247,13 @@ def _no_scratch_left_on_refusal(store_path: Path) -> Iterator[None]:
         yield
     except (StoreOpenError, StoreTooNewError):
         wal, shm = scratch
-        if not existed[0] and wal.exists() and wal.stat().st_size == 0:
-            wal.unlink(missing_ok=True)
-        if not existed[1] and not wal.exists():
-            shm.unlink(missing_ok=True)
+        try:
+            if not existed[0] and wal.exists() and wal.stat().st_size == 0:
+                wal.unlink()
+            if not existed[1] and shm.exists() and not wal.exists():
+                shm.unlink()
+        except OSError:
+            pass  # a read-only folder: nothing could have been created there either
         raise
 
 
