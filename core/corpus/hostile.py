@@ -105,8 +105,13 @@ def yaml_expansion_problem(root: yaml.Node | None, limit: int = MAX_YAML_NODES) 
                 return "recursive YAML alias (a node that contains itself); refused"
             if id(child) not in size:
                 stack.append((child, False))
+    if len(size) > limit:
+        # Written out, not expanded by aliases: a big file (e.g. many rules in one), not a bomb.
+        return (f"{len(size):,} YAML values, over the {limit:,}-value limit for one rule file (a rule has a "
+                "few hundred); refused — put one rule in each file")
     if size[id(root)] > limit:
-        return f"YAML aliases expand to more than {limit:,} values (an alias bomb?); refused"
+        return (f"YAML aliases expand {len(size):,} written values to more than {limit:,} (the limit for one "
+                "rule file); refused as an alias bomb")
     return None
 
 
