@@ -22,11 +22,11 @@ from core.store.engine import (
     Store,
     StoreOpenError,
     default_store_path,
-    open_store,
     store_error_line,
     store_location,
 )
 from core.store.migrations import StoreTooNewError
+from core.store.read_only import open_for_command
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("corpora", help="list the corpora in the store")
     _add_store(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_corpora)
+    p.set_defaults(func=cmd_corpora, reads_only=True)
 
     p = sub.add_parser("replay", help="replay every rule against the store's trajectories")
     _add_store(p)
@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write report.md, report.json and the figures (PNG and SVG) into this folder")
     p.add_argument("--no-semantic", dest="report_semantic", action="store_false", default=None,
                    help="with --out: compute the report's semantic parts without loading the model")
-    p.set_defaults(func=cmd_report)
+    p.set_defaults(func=cmd_report, reads_only=True)
 
     # Subsystems register their own subcommands (each module keeps its commands together).
     from core.cli import agreement as cli_agreement
@@ -249,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "opens_own_store", False):
         return int(args.func(args))
     try:
-        store = open_store(args.store)
+        store = open_for_command(args.store, reads_only=getattr(args, "reads_only", False))
     except (StoreTooNewError, StoreOpenError) as error:
         print(f"error: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_BAD_STORE

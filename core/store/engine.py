@@ -115,6 +115,8 @@ class Store:
         self._keeper = keeper  # see _wal_keeper
         self._read_engine = engine.execution_options(**{_READ_ONLY: True})
         self._writing = threading.local()
+        # Opened for reading only (core.store.read_only): a write is refused by SQLite.
+        self.read_only = False
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -294,6 +296,10 @@ def store_error_line(store: Path | StoreUrl, error: BaseException) -> str:
     if is_disk_full(error):
         return (f"{DISK_FULL} (writing to the store {store}): the step that failed was rolled back and "
                 "everything committed before it is kept; free some space and run the command again")
+    inner = getattr(error, "orig", None) or error
+    if isinstance(inner, sqlite3.Error) and (getattr(inner, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY:
+        return (f"the store {store} is read-only (a read-only file, folder or mount) and was opened for reading: "
+                "this command writes to it, so it was refused; nothing was changed")
     return f"the store {store} could not be used: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
 
 
