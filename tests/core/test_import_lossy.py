@@ -16,6 +16,7 @@ from core.corpus.writer import dump_record
 from core.export.trajectories import export_corpus
 from core.importing import import_paths
 from core.store.engine import Store, open_store
+
 from tests.drills.stores import record
 
 

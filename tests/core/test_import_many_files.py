@@ -16,9 +16,10 @@ import pytest
 from sqlalchemy import event, text
 
 import core.importing
-from benchmarks.many_files import write_many_files
 from core.importing import import_paths
 from core.store.engine import Store, open_store
+
+from benchmarks.many_files import write_many_files
 
 FILES = 2_000
 

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.huge_line import huge_line_drill
 from core.corpus.jsonl import MAX_RECORD_BYTES, read_trajectory_bytes
 from core.hashing import hash_json, hash_json_streamed
+
+from benchmarks.huge_line import huge_line_drill
 from tests.drills.stores import record
 
 # Measured 9-11x on a loaded 2-core machine (22x before: the side cache, the 256 MB read
