@@ -155,8 +155,8 @@ def import_paths(
         name = item.source.corpus_name
         if name not in corpus_ids:
             corpus_ids[name] = _set_role(corpora, counts, name, outcomes[name])
-    known = corpora.corpus_ids()
-    hashes = stored_file_hashes(store, known.values())
+    importing = {f.corpus_name for f in files}  # only this import's corpora: others are not read
+    hashes = stored_file_hashes(store, [cid for name, cid in corpora.corpus_ids().items() if name in importing])
     done = 0
     changed: list[_ReadFile] = []
     for item in read:
