@@ -3,7 +3,12 @@ is called a full disk, and a refused store leaves no -wal/-shm beside it."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +66,31 @@ def test_a_too_new_store_is_refused_without_creating_wal_or_shm(tmp_path: Path) 
     before = sorted(p.name for p in tmp_path.iterdir())
     assert main(["corpora", "--store", str(path)]) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == before == ["s.sqlite"]
+
+
+def _can_mount_tmpfs(folder: Path) -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=1m tmpfs '{folder}'"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+def test_an_import_onto_a_really_full_disk_says_the_disk_is_full(tmp_path: Path) -> None:
+    from tests.drills.stores import record
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if not _can_mount_tmpfs(mount):
+        pytest.skip("no unprivileged tmpfs mount here (unshare -rm)")
+    corpus = tmp_path / "corpus" / "failures"
+    corpus.mkdir(parents=True)
+    for f in range(20):  # ~4 MB of records for a 2 MB disk
+        rows = [json.dumps(dict(record(i, "full", success=False), task="t" * 2_000)) for i in range(f * 100, f * 100 + 100)]
+        (corpus / f"part-{f}.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    script = (f"mount -t tmpfs -o size=2m tmpfs '{mount}' && exec '{sys.executable}' -m core.cli import "
+              f"'{tmp_path / 'corpus'}' --store '{mount / 's.sqlite'}'")
+    result = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: the disk is full") and result.stderr.count("\n") == 1, result.stderr
