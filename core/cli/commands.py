@@ -194,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(p)
     p.add_argument("--corpus", required=True)
     p.add_argument("--out", required=True)
-    p.set_defaults(func=cmd_export_trajectories)
+    p.set_defaults(func=cmd_export_trajectories, reads_only=True)
 
     p = sub.add_parser("corpora", help="list the corpora in the store")
     _add_store(p)

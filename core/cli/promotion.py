@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
     _add_store(p)
     p.add_argument("--out", required=True, help="folder to write (new, empty, or a previous export)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_export_rules)
+    p.set_defaults(func=cmd_export_rules, reads_only=True)
 
     p = subparsers.add_parser("promotions", help="the promotion queue with its gates and stale approvals")
     _add_store(p)
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
                    help="semantic trigger similarity (default: on when a model is available)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false", help="lexical token F1 only")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_promotions)
+    p.set_defaults(func=cmd_promotions, reads_only=True)
 
     p = subparsers.add_parser(
         "decide", help="approve / reject / defer / retire / supersede a rule (the same rules as the GUI)")
