@@ -77,11 +77,12 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_export_trajectories(args: argparse.Namespace, store: Store) -> int:
+    from core.corpus.writer import NotJsonError
     from core.export.trajectories import UnknownCorpusError, export_corpus
 
     try:
         written = export_corpus(store, args.corpus, Path(args.out))
-    except UnknownCorpusError as error:
+    except (UnknownCorpusError, NotJsonError) as error:
         _say(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     for path in written:

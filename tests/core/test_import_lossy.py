@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from core.corpus.jsonl import read_trajectory_bytes
-from core.corpus.writer import dump_record
+from core.corpus.writer import NotJsonError, dump_record
 from core.export.trajectories import export_corpus
 from core.importing import import_paths
 from core.store.engine import Store, open_store
@@ -77,8 +77,27 @@ def test_duplicate_keys_are_kept_last_and_reported_at_file_and_line(tmp_path: Pa
 
 
 def test_the_writer_refuses_nan_rather_than_write_a_file_that_is_not_json() -> None:
-    with pytest.raises(ValueError):
-        dump_record({"x": float("nan")})
+    with pytest.raises(NotJsonError, match="'T-1' holds NaN or Infinity"):
+        dump_record({"trajectory_id": "T-1", "x": float("nan")})
+
+
+def test_exporting_a_nan_stored_before_is_one_line_and_no_file(
+    tmp_path: Path, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.cli import main
+
+    folder = tmp_path / "root" / "failures"
+    folder.mkdir(parents=True)
+    (folder / "f.jsonl").write_text(_with(1, '"x": 0.5') + "\n", encoding="utf-8")
+    import_paths(store, [tmp_path / "root"])
+    with store.session() as session:  # as an import before this change stored it
+        session.execute(text("UPDATE trajectory SET record_json = replace(record_json, '0.5', 'NaN')"))
+    store.close()
+    code = main(["export-trajectories", "--corpus", "failures", "--out", str(tmp_path / "out"),
+                 "--store", str(tmp_path / "store.sqlite")])
+    err = capsys.readouterr().err
+    assert code != 0 and err.count("\n") == 1 and "holds NaN or Infinity" in err
+    assert not (tmp_path / "out" / "failures" / "f.jsonl").exists()
 
 
 def test_an_export_of_an_import_with_lossy_records_is_standard_json_the_reference_reads(
