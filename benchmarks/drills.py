@@ -4,9 +4,11 @@ docs/reliability.md.
     PYTHONPATH=. python benchmarks/drills.py [--kills 100] [--actions 1000] [--replays 6]
                                              [--fuzz 100000] [--fuzz-minutes 30]
 
-Drills: two writer processes × N actions; one writer beside R replay processes; K SIGKILLs
-during import (each followed by a re-import) and K during each export kind; hypothesis
-fuzzing of the JSONL and YAML readers (and whole imports into a real store) until the
+Drills: two writer processes × N actions; one writer beside R replay processes; one huge
+JSONL line (peak memory) and many small files (import times; benchmarks/huge_line.py and
+benchmarks/many_files.py, --huge-line MB / --many-files N, 0 skips); K SIGKILLs during
+import (each followed by a re-import) and K during each export kind; hypothesis fuzzing of the
+JSONL and YAML readers (and whole imports into a real store) until the
 example count or the time budget is reached; every bad store variant through the CLI with
 its sha256 checked. Exit code 0 only if every acceptance figure holds.
 """
@@ -96,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fuzz-imports", type=int, default=1000, help="whole-import examples into a real store")
     parser.add_argument("--fuzz-minutes", type=float, default=30.0, help="time budget for all fuzzing")
     parser.add_argument("--only-fuzz", action="store_true", help="skip the store, writer and kill drills")
+    parser.add_argument("--many-files", type=int, default=50_000, help="one-record files to import (0: skip)")
+    parser.add_argument("--huge-line", type=float, default=30.0, help="MB of the one-line record (0: skip)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     ok = True
@@ -109,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             f"actions {args.actions}, replays {args.replays}{', fuzzing only' if args.only_fuzz else ''}")
         if not args.only_fuzz:
             ok &= _store_and_kill_drills(work, stores, args)
+            ok &= _import_scale_drills(work, args)
 
         deadline = time.monotonic() + args.fuzz_minutes * 60
         import_deadline = time.monotonic() + args.fuzz_minutes * 60 * 0.15
@@ -166,6 +171,23 @@ def _store_and_kill_drills(work: Path, stores: dict[str, Path], args: argparse.N
             say(f"  {problem}")
         ok &= drill.mixed == 0 and drill.refused_after == 0 and drill.leftovers == 0
 
+    return ok
+
+
+def _import_scale_drills(work: Path, args: argparse.Namespace) -> bool:
+    """Issue 25 items 5 and 6: one huge line (peak memory) and many small files (times)."""
+    from benchmarks import huge_line, many_files
+
+    ok = True
+    if args.huge_line:
+        for megabytes in (args.huge_line, 200.0):  # the largest accepted, then one over the limit
+            result = huge_line.huge_line_drill(work, megabytes, env())
+            say(huge_line.report(result))
+            ok &= result.ratio <= 14 if result.imported else not result.imported
+    if args.many_files:
+        files = many_files.many_files_drill(work, args.many_files)
+        say(many_files.report(files))
+        ok &= files.ok
     return ok
 
 

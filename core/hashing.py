@@ -22,3 +22,14 @@ def canonical_json(value: Any) -> str:
 
 def hash_json(value: Any) -> str:
     return sha256_text(canonical_json(value))
+
+
+def hash_json_streamed(value: Any) -> str:
+    """``hash_json(value)`` without holding the canonical text and its UTF-8 copy at once:
+    for a huge record (two copies of it). The pure-Python encoder is slower per item, so
+    small values use :func:`hash_json`; both give the same text, hence the same hash."""
+    digest = hashlib.sha256()
+    encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    for piece in encoder.iterencode(value):
+        digest.update(piece.encode("utf-8"))
+    return digest.hexdigest()

@@ -7,9 +7,12 @@ reconciled record by record, so only what changed is written. Bad records are re
 
 Why a file's new hash is committed in the same transaction as its records: the hash is
 what makes the next import skip the file, so a hash stored ahead of its records (a kill,
-a crash, a bad record in between) would lose those records for good. Until then the file
-carries a ``pending:`` hash that matches no content. Only regular files are read, up to a
-size limit; links to nowhere, FIFOs and devices are reported and skipped.
+a crash, a bad record in between) would lose those records for good. Trajectory files are
+written in batches of many files, each batch one transaction with the files' hashes
+(``core.store.import_batch``); an unchanged file costs no transaction at all. A rule file,
+written by two repositories, carries a ``pending:`` hash that matches no content until its
+rule is stored. Only regular files are read, up to a size limit; links to nowhere, FIFOs
+and devices are reported and skipped.
 """
 
 from __future__ import annotations
@@ -18,24 +21,32 @@ import json
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
 
-from core.corpus.hostile import DEFAULT_MAX_FILE_BYTES, escape_surrogates, read_regular_file, surrogate_field
+from core.corpus.hostile import (
+    DEFAULT_MAX_FILE_BYTES,
+    cap_issues,
+    escape_surrogates,
+    read_regular_file,
+    surrogate_field,
+)
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.limits import path_oversize
 from core.corpus.roles import infer_corpus_role, role_for_outcome
 from core.corpus.rules import RuleRecord, read_rule_bytes
+from core.corpus.strict_json import NUL_REASON, nul_field
 from core.corpus.walk import CorpusFile, walk_import_root
-from core.hashing import canonical_json, sha256_bytes, sha256_text
+from core.hashing import canonical_json, hash_json_streamed, sha256_bytes, sha256_text
 from core.publish.snapshot import record_rule_stores
-from core.store.corpus_repo import CorpusRepository, StoredRecordKey
+from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
+from core.store.import_batch import FileChange, batches, stored_file_hashes, write_trajectory_files
 from core.store.import_repo import ImportReportRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
 
@@ -64,7 +75,8 @@ class _Counts:
 @dataclass
 class _ReadFile:
     source: CorpusFile
-    data: bytes
+    content_hash: str
+    size: int
     records: list[TrajectoryRecord] = field(default_factory=list)
     issues: list[ImportIssue] = field(default_factory=list)
 
@@ -92,7 +104,9 @@ def import_paths(
         if not os.path.lexists(path):
             notes.append(f"{escape_surrogates(str(path))}: no such file or folder")
             continue
-        files.extend(walk_import_root(path))
+        skipped: list[str] = []
+        files.extend(walk_import_root(path, skipped))
+        notes.extend(escape_surrogates(note) for note in skipped)
 
     counts: dict[str, _Counts] = defaultdict(_Counts)
     all_issues: list[ImportIssue] = []
@@ -124,30 +138,55 @@ def import_paths(
         records = list(result.records)
         # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import, and on
         # SQLite too, so one input gets one answer (and any store can be copied to any other).
-        nul = [(r, _nul_field(r)) for r in records]
+        nul = [(r, nul_field(r.data, r.raw_text)) for r in records]
         issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
                    for r, where in nul if where is not None]
         records = [r for r, where in nul if where is None]
-        read.append(_ReadFile(source, data, records, issues))
+        notes.extend(_duplicate_key_notes(source, records))
+        read.append(_ReadFile(source, sha256_bytes(data), len(data), records, issues))
+        del loaded, data, result  # the file's bytes are not needed once read: free them now
     outcomes: dict[str, list[str | None]] = defaultdict(list)
     for item in read:
         outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
 
-    done = 0
+    # Each corpus's role once, then every stored file hash in one query: an unchanged file
+    # costs no transaction, and changed files are written in batches (core.store.import_batch).
+    corpus_ids: dict[str, int] = {}
     for item in read:
-        _check_cancel(cancel)
         name = item.source.corpus_name
-        _set_role(corpora, counts, name, outcomes[name])
+        if name not in corpus_ids:
+            corpus_ids[name] = _set_role(corpora, counts, name, outcomes[name])
+    importing = {f.corpus_name for f in files}  # only this import's corpora: others are not read
+    hashes = stored_file_hashes(store, [cid for name, cid in corpora.corpus_ids().items() if name in importing])
+    done = 0
+    changed: list[_ReadFile] = []
+    for item in read:
+        name = item.source.corpus_name
         counts[name].rejected += len(item.issues)
         all_issues.extend(item.issues)
-        _import_trajectory_file(corpora, counts[name], item)
-        done += 1
-        if progress:
-            progress(done, total, item.source.rel_path)
+        if hashes.get((corpus_ids[name], item.source.rel_path)) == item.content_hash:
+            counts[name].unchanged += len(item.records)
+            done += 1
+            if progress:
+                progress(done, total, item.source.rel_path)
+        else:
+            changed.append(item)
+    for batch in batches(_file_changes(changed, corpus_ids)):
+        _check_cancel(cancel)
+        for outcome, corpus in zip(write_trajectory_files(store, batch), (c.corpus for c in batch), strict=True):
+            file_counts = counts[corpus]
+            file_counts.imported += outcome.inserted
+            file_counts.updated += outcome.updated
+            file_counts.removed += outcome.removed
+            file_counts.unchanged += outcome.unchanged
+            done += 1
+            if progress:
+                progress(done, total, outcome.path)
 
     for source in rule_files:
         _check_cancel(cancel)
-        issues, note = _import_rule_file(corpora, rules, counts, source, max_file_bytes)
+        issues, note = _import_rule_file(corpora, rules, counts, source, _RuleContext(corpus_ids, hashes),
+                                         max_file_bytes)
         if issues:
             counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
@@ -179,6 +218,18 @@ def import_paths(
     return summary
 
 
+# The real corpora's largest file is 12 KB; a file bigger than this is someone's huge record.
+SIDE_MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+def _duplicate_key_notes(source: CorpusFile, records: list[TrajectoryRecord]) -> list[str]:
+    """Duplicate JSON keys at file:line: the record is kept (last value wins, as in every JSON
+    reader), but a reviewer should know that the stored value is not the first one written."""
+    found = [f"{source.rel_path}:{r.line} [{n.field}]: {n.reason}" for r in records for n in r.notes
+             if n.reason.startswith("key ") and "appears more than once" in n.reason]
+    return cap_issues(found, lambda more: f"{source.rel_path}: … and {more:,} more duplicate keys")
+
+
 def _keep_trajectory_side(store: Store) -> None:
     """Build the trajectory side the next replay looks for and keep it in the store
     (``side_cache_repo.keep_side``), so the first replay after an import is warm even in a new
@@ -191,34 +242,14 @@ def _keep_trajectory_side(store: Store) -> None:
     try:
         with store.read_session() as session:
             count = int(session.execute(text("SELECT count(*) FROM trajectory")).scalar_one())
-        if 0 < count <= view_cache.MAX_TRAJECTORIES:
+            largest = session.execute(text("SELECT max(size) FROM source_file WHERE kind = 'trajectories'"))
+            largest_file = int(largest.scalar_one() or 0)
+        # Building the side costs ~19x the text it indexes: kept ahead only for ordinary files,
+        # so a huge record's import stays within a few times its size (its replay builds it).
+        if 0 < count <= view_cache.MAX_TRAJECTORIES and largest_file <= SIDE_MAX_FILE_BYTES:
             keep_side(store, load_trajectories(store))
     except Exception:
         log.warning("the trajectory side could not be kept after the import", exc_info=True)
-
-
-NUL_REASON = "contains the NUL character (\\u0000), which the store cannot hold (PostgreSQL text cannot); record skipped"
-
-
-def _nul_field(record: TrajectoryRecord) -> str | None:
-    """The path of the first value or key holding NUL (``""``: the record's text), or None.
-
-    The parsed values are stored in columns (task, domain, …): JSON's "\\u0000" becomes a real NUL there."""
-    stack: list[tuple[str, Any]] = [("", record.data)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return path
-        elif isinstance(item, dict):
-            for key, value in item.items():
-                child = f"{path}.{key}" if path else str(key)
-                if "\x00" in str(key):
-                    return child.replace("\x00", "\\u0000")
-                stack.append((child, value))
-        elif isinstance(item, list | tuple):
-            stack.extend((f"{path}[{index}]", value) for index, value in enumerate(item))
-    return "" if "\x00" in record.raw_text else None  # JSON refuses a raw NUL; kept as a last guard
 
 
 def _check_cancel(cancel: Any) -> None:
@@ -226,13 +257,15 @@ def _check_cancel(cancel: Any) -> None:
         raise ImportCancelled("import cancelled; files imported so far are kept")
 
 
-def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> None:
+def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> int:
+    """Create the corpus or update its inferred role; its id."""
     role, source = infer_corpus_role(name, outcomes)
-    corpora.ensure_corpus(name, role, source)
+    corpus_id = corpora.ensure_corpus(name, role, source)
     # Report the role the store actually holds (a user's choice wins over inference).
     stored = corpora.role_of(name)
     assert stored is not None  # ensure_corpus just made sure it exists
     counts[name].role, counts[name].role_source = stored
+    return corpus_id
 
 
 def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
@@ -254,78 +287,46 @@ def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
         "raw_text": record.raw_text,
         # Key order and every unknown key are kept: export writes this object back as it was.
         "record_json": json.dumps(data, ensure_ascii=False),
-        "content_hash": sha256_text(canonical_json(data)),
+        "content_hash": _content_hash(record),
     }
+
+
+# Above this many characters a record's hash is computed streamed (no canonical copy held).
+_STREAMED_HASH_CHARS = 1_000_000
+
+
+def _content_hash(record: TrajectoryRecord) -> str:
+    if len(record.raw_text) > _STREAMED_HASH_CHARS:
+        return hash_json_streamed(record.data)
+    return sha256_text(canonical_json(record.data))
 
 
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _import_trajectory_file(corpora: CorpusRepository, counts: _Counts, item: _ReadFile) -> None:
-    source = item.source
-    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
-    file_hash = sha256_bytes(item.data)
-    if corpora.file_hash(corpus_id, source.rel_path) == file_hash:
-        counts.unchanged += len(item.records)
-        return
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "trajectories", PENDING + file_hash, len(item.data))
-    stored = corpora.records_of_file(file_id)
-    inserts, updates, removals, unchanged = _reconcile(stored, [_record_values(corpus_id, r) for r in item.records])
-    corpora.apply_file_changes(file_id, inserts, updates, removals, content_hash=file_hash)
-    counts.imported += len(inserts)
-    counts.updated += len(updates)
-    counts.removed += len(removals)
-    counts.unchanged += unchanged
+def _file_changes(changed: list[_ReadFile], corpus_ids: dict[str, int]) -> Iterator[FileChange]:
+    """Each changed file's rows, built only when its batch is about to be written."""
+    for item in changed:
+        corpus_id = corpus_ids[item.source.corpus_name]
+        yield FileChange(
+            corpus_id=corpus_id, path=item.source.rel_path, content_hash=item.content_hash, size=item.size,
+            records=[_record_values(corpus_id, r) for r in item.records], corpus=item.source.corpus_name,
+        )
+        item.records = []  # written with its batch: let the parsed records go
 
 
-def _reconcile(
-    stored: list[StoredRecordKey], incoming: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[tuple[int, dict[str, Any]]], list[int], int]:
-    """Match a changed file's records to what the store holds.
+@dataclass
+class _RuleContext:
+    """What the rule files share with the trajectory pass: corpus ids and stored file hashes."""
 
-    Identical content is matched first (a record that only moved keeps its row), then the
-    n-th occurrence of a trajectory id to the n-th stored one (an edited record is updated
-    in place, so replay outcomes and labels that point at it survive).
-    """
-    by_hash: dict[str, list[StoredRecordKey]] = defaultdict(list)
-    for key in stored:
-        by_hash[key.content_hash].append(key)
-    used: set[int] = set()
-    updates: list[tuple[int, dict[str, Any]]] = []
-    pending: list[dict[str, Any]] = []
-    unchanged = 0
-    for values in incoming:
-        candidates = [k for k in by_hash.get(values["content_hash"], []) if k.id not in used]
-        if candidates:
-            key = candidates[0]
-            used.add(key.id)
-            if key.line != values["line"]:
-                updates.append((key.id, {"line": values["line"], "end_line": values["end_line"]}))
-            unchanged += 1
-        else:
-            pending.append(values)
-    by_id: dict[str, list[StoredRecordKey]] = defaultdict(list)
-    for key in stored:
-        if key.id not in used:
-            by_id[key.trajectory_id].append(key)
-    inserts: list[dict[str, Any]] = []
-    for values in pending:
-        candidates = by_id.get(values["trajectory_id"], [])
-        if candidates:
-            key = candidates.pop(0)
-            used.add(key.id)
-            updates.append((key.id, values))
-        else:
-            inserts.append(values)
-    removals = [k.id for k in stored if k.id not in used]
-    # A record counted unchanged above only moved; do not report it as updated.
-    return inserts, updates, removals, unchanged
+    corpus_ids: dict[str, int]
+    hashes: dict[tuple[int, str], str]
 
 
 def _import_rule_file(
     corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    known: _RuleContext, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> tuple[list[ImportIssue], str | None]:
     loaded = read_regular_file(source.abs_path, max_file_bytes)
     if loaded.data is None:
@@ -337,11 +338,11 @@ def _import_rule_file(
         note = None if issues else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
         return issues, note
     # A corpus exists only once it holds something: a catalog alone does not make one.
-    if source.corpus_name not in all_counts:
-        _set_role(corpora, all_counts, source.corpus_name, [])
+    if source.corpus_name not in known.corpus_ids:
+        known.corpus_ids[source.corpus_name] = _set_role(corpora, all_counts, source.corpus_name, [])
     counts = all_counts[source.corpus_name]
-    corpus_id = corpora.ensure_corpus(source.corpus_name, counts.role, counts.role_source)
-    if corpora.file_hash(corpus_id, source.rel_path) == sha256_bytes(data):
+    corpus_id = known.corpus_ids[source.corpus_name]
+    if known.hashes.get((corpus_id, source.rel_path)) == sha256_bytes(data):
         return issues, None
     # The rule and the file row are written by two repositories; the pending hash makes a
     # kill between them cost only a re-read next time, never a skipped rule.

@@ -235,7 +235,7 @@ def _register_team_agreement(parser: argparse.ArgumentParser) -> None:
     p.add_argument("session", help="session id or uid")
     p.add_argument("--json", action="store_true")
     _add_store(p)
-    p.set_defaults(func=cmd_team_status)
+    p.set_defaults(func=cmd_team_status, reads_only=True)
 
 
 def register(subparsers: Any) -> None:
@@ -246,7 +246,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--reviewer", default=None, help="only this reviewer's judgements (default: all, pooled)")
     p.add_argument("--gate", type=float, default=None, help="gate threshold (default: the session's, 0.80)")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_agreement)
+    p.set_defaults(func=cmd_agreement, reads_only=True)
     _register_team_agreement(p)
 
     p = subparsers.add_parser("labels-export", help="write a corpus's JSONL with labels as expected_rule")
@@ -254,7 +254,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--corpus", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--reviewer", default=None, help="use this reviewer's labels (adjudications always win)")
-    p.set_defaults(func=cmd_labels_export)
+    p.set_defaults(func=cmd_labels_export, reads_only=True)
 
     p = subparsers.add_parser("team-export", help="export one reviewer's labels and judgements for merging")
     _add_store(p)

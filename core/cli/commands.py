@@ -18,8 +18,15 @@ from typing import Any
 import sqlalchemy.exc
 
 from core.plain import terminal_safe
-from core.store.engine import Store, StoreOpenError, default_store_path, open_store, store_location
+from core.store.engine import (
+    Store,
+    StoreOpenError,
+    default_store_path,
+    store_error_line,
+    store_location,
+)
 from core.store.migrations import StoreTooNewError
+from core.store.read_only import open_for_command
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -70,11 +77,12 @@ def cmd_import(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_export_trajectories(args: argparse.Namespace, store: Store) -> int:
+    from core.corpus.writer import NotJsonError
     from core.export.trajectories import UnknownCorpusError, export_corpus
 
     try:
         written = export_corpus(store, args.corpus, Path(args.out))
-    except UnknownCorpusError as error:
+    except (UnknownCorpusError, NotJsonError) as error:
         _say(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     for path in written:
@@ -187,12 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(p)
     p.add_argument("--corpus", required=True)
     p.add_argument("--out", required=True)
-    p.set_defaults(func=cmd_export_trajectories)
+    p.set_defaults(func=cmd_export_trajectories, reads_only=True)
 
     p = sub.add_parser("corpora", help="list the corpora in the store")
     _add_store(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_corpora)
+    p.set_defaults(func=cmd_corpora, reads_only=True)
 
     p = sub.add_parser("replay", help="replay every rule against the store's trajectories")
     _add_store(p)
@@ -217,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write report.md, report.json and the figures (PNG and SVG) into this folder")
     p.add_argument("--no-semantic", dest="report_semantic", action="store_false", default=None,
                    help="with --out: compute the report's semantic parts without loading the model")
-    p.set_defaults(func=cmd_report)
+    p.set_defaults(func=cmd_report, reads_only=True)
 
     # Subsystems register their own subcommands (each module keeps its commands together).
     from core.cli import agreement as cli_agreement
@@ -245,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "opens_own_store", False):
         return int(args.func(args))
     try:
-        store = open_store(args.store)
+        store = open_for_command(args.store, reads_only=getattr(args, "reads_only", False))
     except (StoreTooNewError, StoreOpenError) as error:
         print(f"error: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_BAD_STORE
@@ -254,8 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return func(args, store)
     except (sqlite3.DatabaseError, sqlalchemy.exc.DBAPIError) as error:
         # Damage found after opening (a page quick_check could not see, a disk error).
-        print(f"error: the store {store.path} could not be used: {terminal_safe(str(error).splitlines()[0])}",
-              file=sys.stderr)
+        print(f"error: {terminal_safe(store_error_line(store.path, error))}", file=sys.stderr)
         return EXIT_BAD_STORE
     except OSError as error:
         print(f"error: {terminal_safe(_os_error(error))}", file=sys.stderr)

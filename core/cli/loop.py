@@ -137,19 +137,19 @@ def register(sub: Any) -> None:
     p.add_argument("--corpus", default=None)
     p.add_argument("--disagreements", action="store_true", help="list records where the gate and the label disagree")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_gate)
+    p.set_defaults(func=cmd_gate, reads_only=True)
 
     p = sub.add_parser("taint", help="candidates whose source trajectory is tainted (source trust, §6.7)")
     _store_arg(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_taint)
+    p.set_defaults(func=cmd_taint, reads_only=True)
 
     p = sub.add_parser("injection", help="where each rule fires at injection vs its replay evidence")
     _store_arg(p)
     p.add_argument("--run", type=int, default=None, help="replay run id (default: the latest complete run)")
     p.add_argument("--rule", type=int, action="append", default=None)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_injection)
+    p.set_defaults(func=cmd_injection, reads_only=True)
 
     p = sub.add_parser("cross-session", help="repeat failures across sessions, baseline vs intervention (§9.2)")
     _store_arg(p)
@@ -160,7 +160,7 @@ def register(sub: Any) -> None:
                    help="classes seen before the window count as seen (0.3.1 restarts at the window)")
     p.add_argument("--save", action="store_true", help="keep the result in the store for `report`")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_cross_session)
+    p.set_defaults(func=cmd_cross_session, reads_only=True)
 
     p = sub.add_parser("new-candidate", help="write a candidate rule from a trajectory (provenance: the trajectory)")
     _store_arg(p)

@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--all", dest="include_imported", action="store_true",
                    help="the complete set: imported standing rules too, not only the Workbench's promotions")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_export_rules)
+    p.set_defaults(func=cmd_export_rules, reads_only=True)
 
     p = subparsers.add_parser("promotions", help="the promotion queue with its gates and stale approvals")
     _add_store(p)
@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
                    help="semantic trigger similarity (default: on when a model is available)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false", help="lexical token F1 only")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_promotions)
+    p.set_defaults(func=cmd_promotions, reads_only=True)
 
     p = subparsers.add_parser(
         "decide", help="approve / reject / defer / retire / supersede a rule (the same rules as the GUI)")

@@ -16,8 +16,9 @@ from typing import Any
 import sqlalchemy.exc
 
 from core.plain import terminal_safe
-from core.store.engine import default_store_path, open_store, store_location
+from core.store.engine import default_store_path, store_location
 from core.store.migrations import StoreTooNewError
+from core.store.read_only import open_for_command
 from core.store.store_file import StoreOpenError
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_STORE = 0, 1, 2
@@ -74,7 +75,7 @@ def cmd_store_check(args: argparse.Namespace) -> int:
     if (missing := _missing_file(location)) is not None:
         return _fail(missing, EXIT_BAD_STORE)
     try:
-        store = open_store(location)
+        store = open_for_command(location, reads_only=True)
     except (StoreTooNewError, StoreOpenError) as error:
         return _fail(str(error), EXIT_BAD_STORE)
     try:

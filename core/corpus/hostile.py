@@ -105,8 +105,13 @@ def yaml_expansion_problem(root: yaml.Node | None, limit: int = MAX_YAML_NODES) 
                 return "recursive YAML alias (a node that contains itself); refused"
             if id(child) not in size:
                 stack.append((child, False))
+    if len(size) > limit:
+        # Written out, not expanded by aliases: a big file (e.g. many rules in one), not a bomb.
+        return (f"{len(size):,} YAML values, over the {limit:,}-value limit for one rule file (a rule has a "
+                "few hundred); refused — put one rule in each file")
     if size[id(root)] > limit:
-        return f"YAML aliases expand to more than {limit:,} values (an alias bomb?); refused"
+        return (f"YAML aliases expand {len(size):,} written values to more than {limit:,} (the limit for one "
+                "rule file); refused as an alias bomb")
     return None
 
 
@@ -150,7 +155,12 @@ def read_regular_file(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Fi
         if problem:
             return FileRead(None, problem)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
+            # Ask for the size the file has, not the limit: read(n) allocates n bytes first, so
+            # read(256 MB) cost 256 MB for every small file of an import.
+            want = min(info.st_size, max_bytes) + 1
+            data = handle.read(want)
+            if len(data) == want and want <= max_bytes:  # it grew since fstat: the rest, still bounded
+                data += handle.read(max_bytes + 1 - len(data))
     except OSError as error:
         return FileRead(None, f"cannot be read ({error.strerror or error}); skipped")
     finally:

@@ -30,6 +30,15 @@ from typing import Any
 
 from core.corpus.hostile import surrogate_field, surrogate_reason
 from core.corpus.limits import trajectory_oversize
+from core.corpus.strict_json import (
+    AS_STRING,
+    LONG_INTEGER,
+    LossyNumberError,
+    duplicate_key_note,
+    exact_float,
+    pairs_hook,
+    refuse_constant,
+)
 from core.corpus.validation import (
     FieldProblem,
     describe_value,
@@ -40,7 +49,12 @@ from core.corpus.validation import (
 )
 
 _BOM = b"\xef\xbb\xbf"
+# One record at most (issue 25 item 5): importing a record holds its text, its parsed object,
+# its stored JSON and SQLite's copies of the row, about 10 times its size at the peak, so a
+# 256 MB line (the file limit) needed ~5 GB. The real corpora's largest record is 12 KB.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True)
@@ -146,6 +160,8 @@ class _Chunk:
     parse_lines: list[tuple[int, str, int]]  # (file line, stripped text, columns stripped on the left)
     bad_utf8: list[tuple[int, str]]  # (file line, decode error message)
     truncated: bool = False
+    size: int = 0  # bytes of the record's lines, line breaks counted as one byte
+    oversize: int = 0  # the per-record limit it is over (texts dropped, refused by size); 0: within
 
 
 def read_trajectory_file(path: Path, file: str | None = None) -> TrajectoryFileResult:
@@ -158,17 +174,22 @@ def read_trajectory_file(path: Path, file: str | None = None) -> TrajectoryFileR
     return read_trajectory_bytes(data, label)
 
 
-def read_trajectory_bytes(data: bytes, file: str) -> TrajectoryFileResult:
+def record_oversize_reason(size: int, limit: int, span: str = "") -> str:
+    return (f"record{span} is {size:,} bytes, over the {limit:,}-byte limit for one record "
+            f"(importing a record takes about 10 times its size in memory); skipped — split it or shorten its fields")
+
+
+def read_trajectory_bytes(data: bytes, file: str, max_record_bytes: int = MAX_RECORD_BYTES) -> TrajectoryFileResult:
     """Split, decode, parse and validate; bad records become issues, good neighbours still load."""
     records: list[TrajectoryRecord] = []
     issues: list[RecordIssue] = []
     try:
-        raw = bytes(data)
-        had_bom = raw.startswith(_BOM)
+        raw = memoryview(data)  # lines are slices of it, decoded straight to text: no copy of the bytes
+        had_bom = bytes(raw[: len(_BOM)]) == _BOM
         if had_bom:
             raw = raw[len(_BOM) :]
         seen_ids: dict[str, int] = {}
-        for chunk in _chunks(raw):
+        for chunk in _chunks(raw, max_record_bytes):
             try:
                 outcome = _read_chunk(chunk, file)
             except Exception as exc:  # noqa: BLE001 — last line of defence: never raise
@@ -203,21 +224,27 @@ def _note_duplicate_id(record: TrajectoryRecord, seen: dict[str, int]) -> None:
         seen[tid] = record.line
 
 
-def _split_lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    """Physical lines with 1-based numbers; the empty tail after a final newline is dropped."""
-    pieces = _LINE_BREAK.split(raw)
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    return enumerate(pieces, start=1)
+def _split_lines(raw: memoryview) -> Iterator[tuple[int, memoryview]]:
+    """Physical lines with 1-based numbers; the empty tail after a final newline is dropped.
+
+    Lines are views into ``raw``, not copies: a 200 MB line costs its text, not its bytes twice."""
+    start = 0
+    number = 0
+    for match in _LINE_BREAK.finditer(raw):
+        number += 1
+        yield number, raw[start : match.start()]
+        start = match.end()
+    if start < len(raw):
+        yield number + 1, raw[start:]
 
 
-def _decode(line: bytes) -> tuple[str, str | None]:
+def _decode(line: memoryview) -> tuple[str, str | None]:
     """Decode one line; on invalid UTF-8 return replacement text (for structure) and the error."""
     try:
-        return line.decode("utf-8"), None
+        return str(line, "utf-8"), None
     except UnicodeDecodeError as exc:
-        error = f"invalid UTF-8 at byte {exc.start + 1} ({line[exc.start:exc.start + 4]!r}…)"
-        return line.decode("utf-8", errors="replace"), error
+        error = f"invalid UTF-8 at byte {exc.start + 1} ({bytes(line[exc.start:exc.start + 4])!r}…)"
+        return str(line, "utf-8", "replace"), error
 
 
 def brace_depth(text: str) -> int:
@@ -244,21 +271,35 @@ def brace_depth(text: str) -> int:
     return depth
 
 
-def _chunks(raw: bytes) -> Iterator[_Chunk]:
-    """Group physical lines into records following the loader's rules."""
+def _chunks(raw: memoryview, max_record_bytes: int = MAX_RECORD_BYTES) -> Iterator[_Chunk]:
+    """Group physical lines into records following the loader's rules.
+
+    A record over ``max_record_bytes`` keeps only its size and lines (its text is dropped as
+    soon as it is over), so it costs no more memory than the bytes already read."""
     open_chunk: _Chunk | None = None
     depth = 0
     for number, line_bytes in _split_lines(raw):
+        if open_chunk is None and len(line_bytes) > max_record_bytes:
+            # Not even decoded: a one-line record this big is refused by its size.
+            yield _Chunk(first_line=number, last_line=number, texts=[], parse_lines=[], bad_utf8=[],
+                         size=len(line_bytes), oversize=max_record_bytes)
+            continue
         text, error = _decode(line_bytes)
         stripped = text.strip()
         if open_chunk is not None:
-            open_chunk.texts.append(text)
             open_chunk.last_line = number
-            if error:
-                open_chunk.bad_utf8.append((number, error))
+            open_chunk.size += len(line_bytes) + 1
+            if not open_chunk.oversize and open_chunk.size > max_record_bytes:
+                open_chunk.oversize = max_record_bytes
+                open_chunk.texts, open_chunk.parse_lines, open_chunk.bad_utf8 = [], [], []
+            if not open_chunk.oversize:
+                open_chunk.texts.append(text)
+                if error:
+                    open_chunk.bad_utf8.append((number, error))
             if not stripped:
                 continue
-            open_chunk.parse_lines.append((number, stripped, _left_strip_width(text)))
+            if not open_chunk.oversize:
+                open_chunk.parse_lines.append((number, stripped, _left_strip_width(text)))
             depth += brace_depth(stripped)
             if depth <= 0:
                 yield open_chunk
@@ -272,6 +313,7 @@ def _chunks(raw: bytes) -> Iterator[_Chunk]:
             texts=[text],
             parse_lines=[(number, stripped, _left_strip_width(text))],
             bad_utf8=[(number, error)] if error else [],
+            size=len(line_bytes),
         )
         if stripped == "{":
             open_chunk, depth = chunk, 1
@@ -289,6 +331,8 @@ def _left_strip_width(text: str) -> int:
 def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
     """Turn one chunk into a record or the single issue explaining why it is not one."""
     span = _span(chunk)
+    if chunk.oversize:
+        return RecordIssue(file, chunk.first_line, None, record_oversize_reason(chunk.size, chunk.oversize, span))
     if chunk.truncated:
         return RecordIssue(
             file,
@@ -302,16 +346,27 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
         at = f" on line {where}" if where != chunk.first_line else ""
         return RecordIssue(file, chunk.first_line, None, f"{error}{at}; record{span} skipped")
     duplicate_keys: list[str] = []
+    parse_text = "\n".join(text for _, text, _ in chunk.parse_lines)
     try:
-        obj = json.loads("\n".join(text for _, text, _ in chunk.parse_lines), object_pairs_hook=_pairs_hook(duplicate_keys))
+        obj = json.loads(parse_text, object_pairs_hook=pairs_hook(duplicate_keys),
+                         parse_constant=refuse_constant, parse_float=exact_float)
+    except LossyNumberError as exc:
+        return RecordIssue(file, chunk.first_line, None, f"{exc.what}; record{span} skipped — {exc.advice}")
     except json.JSONDecodeError as exc:
         line, column = _file_position(chunk, exc.lineno, exc.colno)
         return RecordIssue(file, chunk.first_line, None, f"not valid JSON: {exc.msg} (line {line}, column {column})")
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's own limit, with its advice text
+            return RecordIssue(file, chunk.first_line, None, f"{LONG_INTEGER}; record{span} skipped — {AS_STRING}")
+        return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
+    except RecursionError as exc:
         return RecordIssue(file, chunk.first_line, None, f"not valid JSON{span}: {exc}")
     if not isinstance(obj, dict):
         return RecordIssue(file, chunk.first_line, None, f"expected a JSON object{span}, got {describe_value(obj)}")
-    bad_field = surrogate_field(obj)
+    # A lone surrogate can only come from a \uD800-\uDFFF escape: without one in the text the
+    # walk (which serialises the whole object once) is skipped.
+    bad_field = surrogate_field(obj) if _SURROGATE_ESCAPE.search(parse_text) else None
+    del parse_text
     if bad_field is not None:
         # "\ud800" is valid JSON but not Unicode text: it could be neither hashed nor stored.
         return RecordIssue(file, chunk.first_line, bad_field or None, f"{_surrogate_in(obj, bad_field)}; record{span} skipped")
@@ -321,10 +376,7 @@ def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
     if errors:
         return RecordIssue(file, chunk.first_line, errors[0].field or None, _summarise(errors))
     notes = [p for p in problems if not p.is_error]
-    notes.extend(
-        FieldProblem(key, f"key {key!r} appears more than once in an object; the last value is kept", "note")
-        for key in duplicate_keys
-    )
+    notes.extend(FieldProblem(key, duplicate_key_note(key), "note") for key in duplicate_keys)
     return TrajectoryRecord(
         line=chunk.first_line,
         end_line=chunk.last_line,
@@ -362,19 +414,3 @@ def _file_position(chunk: _Chunk, lineno: int, colno: int) -> tuple[int, int]:
     index = min(max(lineno, 1), len(chunk.parse_lines)) - 1
     file_line, _, stripped_left = chunk.parse_lines[index]
     return file_line, colno + stripped_left
-
-
-def _pairs_hook(duplicates: list[str]) -> Any:
-    """Build objects exactly as the default decoder does (last value wins), noting duplicate keys."""
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(pairs)
-        if len(result) != len(pairs):
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen and key not in duplicates:
-                    duplicates.append(key)
-                seen.add(key)
-        return result
-
-    return hook

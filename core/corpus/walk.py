@@ -8,6 +8,7 @@ which matters because ids repeat across them (reference doc §1.7).
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,11 +38,13 @@ def file_kind(path: Path | str) -> FileKind:
     return _KIND_BY_SUFFIX.get(PurePosixPath(str(path)).suffix.lower(), "other")
 
 
-def walk_import_root(root: Path) -> list[CorpusFile]:
+def walk_import_root(root: Path, skipped: list[str] | None = None) -> list[CorpusFile]:
     """List every file under ``root`` (or ``root`` itself if it is a file), sorted.
 
     Hidden folders and files (``.git``, ``.quarantine``, editor droppings) are skipped.
-    Symlinked folders are not followed, so a link loop cannot hang an import.
+    Symlinked folders are not followed, so a link loop cannot hang an import; each one, and
+    each link that loops, is described in ``skipped`` (path relative to the root) so that
+    the import says what it left out.
 
     Raises ``FileNotFoundError`` if ``root`` does not exist.
     """
@@ -56,9 +59,14 @@ def walk_import_root(root: Path) -> list[CorpusFile]:
     found: list[CorpusFile] = []
     for folder, dirnames, filenames in os.walk(base):
         # Pruning in place is how os.walk is told not to descend.
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         folder_path = Path(folder)
         rel_folder = folder_path.relative_to(base).as_posix()
+        links = sorted(d for d in dirnames if not d.startswith(".") and (folder_path / d).is_symlink())
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in links)
+        if skipped is not None:
+            skipped.extend(_folder_link(folder_path / d, _rel(rel_folder, d)) for d in links)
+            skipped.extend(f"{_rel(rel_folder, name)}: a symbolic link loop; skipped" for name in sorted(filenames)
+                           if not name.startswith(".") and _is_link_loop(folder_path / name))
         corpus_name = root_name if rel_folder == "." else rel_folder
         for name in filenames:
             if name.startswith("."):
@@ -68,3 +76,29 @@ def walk_import_root(root: Path) -> list[CorpusFile]:
             found.append(CorpusFile(path, rel, corpus_name, file_kind(name)))
     found.sort(key=lambda f: f.rel_path.split("/"))
     return found
+
+
+def _rel(rel_folder: str, name: str) -> str:
+    return name if rel_folder == "." else f"{rel_folder}/{name}"
+
+
+def _folder_link(link: Path, rel: str) -> str:
+    """Why a link to a folder was not followed, naming a loop when it is one."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return f"{rel}: a folder link that loops; not followed"
+    if link.parent.resolve().is_relative_to(target):
+        return f"{rel}: a folder link back to a folder that contains it (a loop); not followed"
+    return (f"{rel}: a link to the folder {target}; not followed (links to folders never are, so a loop "
+            "cannot hang an import): import that folder itself to include it")
+
+
+def _is_link_loop(path: Path) -> bool:
+    if not path.is_symlink():
+        return False
+    try:
+        os.stat(path)
+    except OSError as error:
+        return error.errno == errno.ELOOP
+    return False

@@ -15,9 +15,25 @@ from pathlib import Path
 from typing import Any
 
 
+class NotJsonError(ValueError):
+    """A record holds a value JSON cannot carry (NaN or Infinity, stored before they were refused)."""
+
+
 def dump_record(data: Mapping[str, Any]) -> str:
-    """One record as one line of JSON (no line ending)."""
-    return json.dumps(data, ensure_ascii=False)
+    """One record as one line of JSON (no line ending).
+
+    ``allow_nan=False``: the importer refuses NaN and Infinity, and a value that still holds
+    one (a store from before) fails the export rather than writing a file that is not JSON."""
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except ValueError as error:
+        if "Out of range float" not in str(error):
+            raise
+        record_id = data.get("trajectory_id") or data.get("id") or "?"
+        raise NotJsonError(
+            f"record {record_id!r} holds NaN or Infinity (imported before the Workbench refused them), which "
+            "JSON cannot hold; the export stopped and a previous export there, if any, is unchanged — import "
+            "its file again to have the record reported") from error
 
 
 def write_jsonl(records: Iterable[Mapping[str, Any]], path: Path) -> int:

@@ -17,6 +17,8 @@ only an empty file or a Workbench store (its ``application_id``) is opened.
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -45,7 +47,8 @@ from core.store.store_file import (
 
 __all__ = [
     "BUSY_TIMEOUT_MS", "Store", "StoreCorruptError", "StoreLockedError", "StoreOpenError", "StoreReadOnlyError",
-    "StoreTooNewError", "StoreUrl", "check_store_version", "default_store_path", "open_store", "store_location",
+    "StoreTooNewError", "StoreUrl", "check_store_version", "default_store_path", "is_disk_full", "open_store",
+    "store_error_line", "store_location",
 ]
 
 # Long enough for another process's longest unit of work (one imported file, one chunk of
@@ -112,6 +115,8 @@ class Store:
         self._keeper = keeper  # see _wal_keeper
         self._read_engine = engine.execution_options(**{_READ_ONLY: True})
         self._writing = threading.local()
+        # Opened for reading only (core.store.read_only): a write is refused by SQLite.
+        self.read_only = False
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -197,8 +202,9 @@ def open_store(path: Path | str | None = None) -> Store:
         return open_postgres_store(getattr(path, "connect_url", str(path)))
     store_path = Path(path) if path is not None else default_store_path()
     store_path = store_path.expanduser()
-    application_id, version = inspect_store_file(store_path)
-    check_not_newer(store_path, version)
+    with _no_scratch_left_on_refusal(store_path):
+        application_id, version = inspect_store_file(store_path)
+        check_not_newer(store_path, version)
     try:
         store_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -229,6 +235,30 @@ def open_store(path: Path | str | None = None) -> Store:
     return Store(store_path, engine, _wal_keeper(store_path))
 
 
+@contextmanager
+def _no_scratch_left_on_refusal(store_path: Path) -> Iterator[None]:
+    """A refused store keeps its folder as it was: no ``-wal``/``-shm`` left beside it.
+
+    Reading a WAL database, even read-only (``mode=ro``), makes SQLite create its ``-shm``
+    and ``-wal`` files when they are missing; a store refused as too new, foreign or damaged
+    was left with both. Only files this probe created are removed, and the ``-wal`` only when
+    empty (it then holds nothing; a non-empty one is someone's data and stays)."""
+    scratch = [Path(f"{store_path}-wal"), Path(f"{store_path}-shm")]
+    existed = [os.path.lexists(file) for file in scratch]
+    try:
+        yield
+    except (StoreOpenError, StoreTooNewError):
+        wal, shm = scratch
+        try:
+            if not existed[0] and wal.exists() and wal.stat().st_size == 0:
+                wal.unlink()
+            if not existed[1] and shm.exists() and not wal.exists():
+                shm.unlink()
+        except OSError:
+            pass  # a read-only folder: nothing could have been created there either
+        raise
+
+
 def _wal_keeper(store_path: Path) -> sqlite3.Connection | None:
     """An idle connection held while the store is open.
 
@@ -248,9 +278,37 @@ def _wal_keeper(store_path: Path) -> sqlite3.Connection | None:
     return keeper
 
 
+DISK_FULL = "the disk is full"
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """SQLite's SQLITE_FULL, PostgreSQL's disk_full (53100) or ENOSPC, wrapped or not."""
+    inner = getattr(error, "orig", None) or error
+    if isinstance(inner, sqlite3.Error) and getattr(inner, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return True
+    if getattr(inner, "sqlstate", None) == "53100" or getattr(inner, "pgcode", None) == "53100":
+        return True
+    return isinstance(inner, OSError) and inner.errno == errno.ENOSPC or "database or disk is full" in str(inner)
+
+
+def store_error_line(store: Path | StoreUrl, error: BaseException) -> str:
+    """One line for a database error met while a command used the store (no traceback)."""
+    if is_disk_full(error):
+        return (f"{DISK_FULL} (writing to the store {store}): the step that failed was rolled back and "
+                "everything committed before it is kept; free some space and run the command again")
+    inner = getattr(error, "orig", None) or error
+    if isinstance(inner, sqlite3.Error) and (getattr(inner, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_READONLY:
+        return (f"the store {store} is read-only (a read-only file, folder or mount) and was opened for reading: "
+                "this command writes to it, so it was refused; nothing was changed")
+    return f"the store {store} could not be used: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+
+
 def _open_error(store_path: Path, error: sqlite3.Error) -> StoreOpenError:
     """One line a user can act on, for a SQLite error met while opening or upgrading."""
     message = str(error)
+    if is_disk_full(error):
+        return StoreOpenError(f"{store_path} cannot be opened: {DISK_FULL} (its schema could not be brought "
+                              "up to date); nothing was changed — free some space and try again")
     if isinstance(error, sqlite3.OperationalError):
         if "locked" in message or "busy" in message:
             return StoreLockedError(f"{store_path} is locked by another process")

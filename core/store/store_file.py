@@ -50,11 +50,23 @@ class StoreReadOnlyError(StoreOpenError):
     """The store (or its folder) cannot be written: a read-only file, folder or mount."""
 
 
-def inspect_store_file(path: Path) -> tuple[int, int]:
+def read_only_uri(path: Path) -> str:
+    """A SQLite URI that reads ``path`` without writing anything: ``mode=ro`` where SQLite can
+    keep its ``-shm`` beside the file, ``immutable=1`` where it cannot (a read-only folder or
+    mount, which nobody can change while it is read-only either)."""
+    base = path.absolute().as_uri()
+    return f"{base}?mode=ro" if os.access(path.parent, os.W_OK | os.X_OK) else f"{base}?immutable=1"
+
+
+def inspect_store_file(path: Path, for_reading: bool = False) -> tuple[int, int]:
     """Check ``path`` read-only; return (application_id, user_version), (0, 0) if new or empty.
 
     Raises a :class:`StoreOpenError` subclass saying what is wrong, before anything is written.
+    ``for_reading``: the store will only be read (``core.store.read_only``), so a read-only
+    file, folder or mount is fine; a missing or empty file is not (there is nothing to read).
     """
+    if for_reading:
+        return _inspect_for_reading(path)
     if not os.path.lexists(path):
         _check_writable_folder(path.parent if path.parent.exists() else _existing_ancestor(path))
         return 0, 0
@@ -88,6 +100,25 @@ def inspect_store_file(path: Path) -> tuple[int, int]:
         raise NotAStoreError(
             f"{path} is {what}, not a Workbench store; it was not opened and nothing was changed"
         )
+    return application_id, user_version
+
+
+def _inspect_for_reading(path: Path) -> tuple[int, int]:
+    if not path.is_file() or path.stat().st_size == 0:
+        raise StoreOpenError(f"{path} is not a store file with anything to read")
+    with open(path, "rb") as handle:
+        header = handle.read(100)
+    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
+        raise NotAStoreError(f"{path} is not a Workbench store (not a SQLite database); nothing was changed")
+    if _has_wal(path) and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise StoreReadOnlyError(
+            f"{path} has changes in its -wal file that cannot be read in a read-only folder; copy the store "
+            "with its -wal and -shm files to a writable folder")
+    _check_length(path, header, path.stat().st_size)
+    application_id, user_version, tables = _read_schema(path, full_check=path.stat().st_size <= EAGER_CHECK_BYTES,
+                                                        uri=read_only_uri(path))
+    if application_id != APPLICATION_ID and not _is_unmarked_store(application_id, user_version, tables):
+        raise NotAStoreError(f"{path} is not a Workbench store; it was not opened and nothing was changed")
     return application_id, user_version
 
 
@@ -181,9 +212,9 @@ def integrity_problem(path: Path, cancelled: Callable[[], bool] | None = None) -
     return None if problems == ["ok"] else problems[0]
 
 
-def _read_schema(path: Path, full_check: bool = True) -> tuple[int, int, set[str]]:
+def _read_schema(path: Path, full_check: bool = True, uri: str | None = None) -> tuple[int, int, set[str]]:
     # Read-only URI: opening cannot create, convert or journal anything.
-    uri = f"{path.absolute().as_uri()}?mode=ro"
+    uri = uri or f"{path.absolute().as_uri()}?mode=ro"
     try:
         connection = sqlite3.connect(uri, uri=True, timeout=5)
     except sqlite3.Error as error:

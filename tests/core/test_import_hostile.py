@@ -197,3 +197,15 @@ def test_rules_at_the_same_path_under_two_roots_stay_two_rules(tmp_path: Path, s
     ).fetchall()
     connection.close()
     assert rows == [("R-1.yaml", "teamA", 1), ("teamB:R-1.yaml", "teamB", 1)]
+
+
+def test_a_big_plain_yaml_file_is_refused_by_its_size_not_called_an_alias_bomb() -> None:
+    from core.corpus.hostile import MAX_YAML_NODES
+    from core.corpus.rules import read_rule_bytes
+
+    # Many plain rules in one file, no alias anywhere: 5 values each, past the limit.
+    count = MAX_YAML_NODES // 4
+    content = "".join(f"- id: R-{i}\n  trigger: when {i}\n" for i in range(count)).encode()
+    [issue] = read_rule_bytes(content, "many.yaml").issues
+    assert f"over the {MAX_YAML_NODES:,}-value limit for one rule file" in issue.reason
+    assert "alias" not in issue.reason

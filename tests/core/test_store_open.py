@@ -105,10 +105,52 @@ def test_a_store_on_a_read_only_mount_is_reported_as_read_only(tmp_path: Path) -
     if not _can_bind_mount_read_only(folder):
         pytest.skip("no unprivileged read-only bind mount here (unshare -rm)")
     before = fingerprint(path)
-    script = f"mount --bind -o ro '{folder}' '{folder}' && exec '{sys.executable}' -m core.cli corpora --store '{path}'"
+    # A command that writes (import) is refused; one that only reads opens it read-only (below).
+    script = (f"mount --bind -o ro '{folder}' '{folder}' && exec '{sys.executable}' -m core.cli import "
+              f"'{tmp_path}' --store '{path}'")
     result = subprocess.run(
         ["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
     )
     assert result.returncode == 2
     assert "read-only" in result.stderr and "another" not in result.stderr and "Traceback" not in result.stderr
     assert fingerprint(path) == before
+
+
+@pytest.mark.parametrize("command", [["corpora"], ["store", "check"], ["report", "--json"]])
+def test_a_store_on_a_read_only_mount_is_opened_read_only_by_commands_that_only_read(
+    tmp_path: Path, command: list[str]
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "s.sqlite"
+    open_store(path).close()
+    if not _can_bind_mount_read_only(folder):
+        pytest.skip("no unprivileged read-only bind mount here (unshare -rm)")
+    before, files = fingerprint(path), sorted(folder.iterdir())
+    args = " ".join(command)
+    script = f"mount --bind -o ro '{folder}' '{folder}' && exec '{sys.executable}' -m core.cli {args} --store '{path}'"
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    assert "read-only" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1)  # report on a store without runs says so and exits 1
+    assert fingerprint(path) == before and sorted(folder.iterdir()) == files
+
+
+def test_a_write_through_a_store_opened_for_reading_is_one_line_saying_read_only(tmp_path: Path) -> None:
+    import sqlalchemy.exc
+    from sqlalchemy import text
+
+    from core.store.engine import store_error_line
+    from core.store.read_only import open_store_for_reading
+
+    path = tmp_path / "s.sqlite"
+    open_store(path).close()
+    store = open_store_for_reading(path)
+    try:
+        with pytest.raises(sqlalchemy.exc.OperationalError) as caught, store.session() as session:
+            session.execute(text("INSERT INTO corpus (name, role, role_source, created_at) VALUES ('x', 'r', 'f', 'now')"))
+    finally:
+        store.close()
+    line = store_error_line(path, caught.value)
+    assert "is read-only" in line and "was refused; nothing was changed" in line and "\n" not in line
