@@ -62,3 +62,30 @@ def test_a_malformed_postgresql_url_is_refused_without_its_password(capsys) -> N
         build_parser().parse_args(["report", "--store", "postgresql://ana:s3cret@db:notaport/team"])
     err = capsys.readouterr().err
     assert "not a valid postgresql:// URL" in err and "s3cret" not in err
+
+
+def test_a_read_only_command_never_creates_a_mistyped_store(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from core.cli import main
+
+    typo = tmp_path / "stroe.sqlite"
+    for command in (["report"], ["promotions"], ["gate"], ["corpora"]):
+        assert main([*command, "--store", str(typo)]) != 0
+        assert f"no store at {typo}" in capsys.readouterr().err
+    assert not typo.exists()
+
+
+def test_import_still_starts_a_new_store(tmp_path: Path, demo_corpus: Path) -> None:
+    from core.cli import main
+
+    assert main(["import", str(demo_corpus), "--store", str(tmp_path / "new.sqlite")]) == 0
+    assert (tmp_path / "new.sqlite").is_file()
+
+
+def test_team_add_reviewer_connects_with_the_urls_password(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from core.cli import main
+    from core.team import roles
+
+    seen: list[str] = []
+    monkeypatch.setattr(roles, "add_reviewer", lambda url, *a, **k: seen.append(url) or True)
+    assert main(["team", "add-reviewer", "nora", "--store", "postgresql://admin:s3cret@/team?host=/run/pg"]) == 0
+    assert seen == ["postgresql://admin:s3cret@/team?host=/run/pg"]
