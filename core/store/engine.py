@@ -22,10 +22,10 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 from sqlalchemy import event

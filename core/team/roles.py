@@ -134,7 +134,8 @@ def _statements(database: str) -> list[str]:
         "END IF; END $$",
         # Every policy is rebuilt from the declaration: drop whatever a previous version installed.
         "DO $$ DECLARE p record; BEGIN FOR p IN SELECT policyname, tablename FROM pg_policies "
-        "WHERE schemaname = 'public' LOOP EXECUTE 'DROP POLICY ' || quote_ident(p.policyname) || ' ON public.' || quote_ident(p.tablename); "
+        "WHERE schemaname = 'public' LOOP "
+        "EXECUTE 'DROP POLICY ' || quote_ident(p.policyname) || ' ON public.' || quote_ident(p.tablename); "
         "END LOOP; END $$",
         *_guard_functions(),
     ]
