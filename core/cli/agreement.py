@@ -174,8 +174,10 @@ def cmd_assign(args: argparse.Namespace, store: Store) -> int:
     try:
         import getpass
 
-        plan = assign(store, args.session, args.reviewers.split(","), args.per_item, args.by or getpass.getuser(),
-                      args.seed)
+        # Without --by: on a team store the login (the server refuses any other name there), on a
+        # SQLite file the OS user.
+        by = args.by or store.login() or getpass.getuser()
+        plan = assign(store, args.session, args.reviewers.split(","), args.per_item, by, args.seed)
     except (UnknownSession, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -227,7 +229,7 @@ def _register_team_agreement(parser: argparse.ArgumentParser) -> None:
     p.add_argument("session", help="session id or uid")
     p.add_argument("--reviewers", required=True, help="comma-separated reviewer names (their logins on a team store)")
     p.add_argument("--per-item", type=int, default=2, help="reviewers per item (default 2)")
-    p.add_argument("--by", default=None, help="who assigns (default: the current user)")
+    p.add_argument("--by", default=None, help="who assigns (default: the login on a team store, else the current user)")
     p.add_argument("--seed", type=int, default=None, help="default: the session's seed")
     _add_store(p)
     p.set_defaults(func=cmd_assign)

@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", help="files or folders (walked recursively)")
     _add_store(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_import)
+    p.set_defaults(func=cmd_import, creates_store=True)  # the one command a new store file starts with
 
     p = sub.add_parser("export-trajectories", help="write a corpus's records back as JSONL")
     _add_store(p)
@@ -252,6 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "opens_own_store", False):
         return int(args.func(args))
+    missing = _missing_store_file(args)
+    if missing is not None:
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_BAD_STORE
     try:
         store = open_for_command(args.store, reads_only=getattr(args, "reads_only", False))
     except (StoreTooNewError, StoreOpenError) as error:
@@ -276,6 +280,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _missing_store_file(args: argparse.Namespace) -> str | None:
+    """A ``--store`` file that does not exist, named to a command other than ``import``: a typo, not a
+    new empty store (the default store, with no ``--store``, is still created on first use)."""
+    location = getattr(args, "store", None)
+    if not isinstance(location, Path) or getattr(args, "creates_store", False):
+        return None
+    if location.expanduser().exists():
+        return None
+    return terminal_safe(f"no store at {location}; check the path (a new store is made by `import --store PATH`)")
 
 
 def _os_error(error: OSError) -> str:

@@ -98,7 +98,9 @@ def cmd_team_add_reviewer(args: argparse.Namespace) -> int:
     if args.store is None:
         return _fail("--store postgresql://... is required: a team lives on a PostgreSQL server", 2)
     try:
-        created = add_reviewer(str(args.store), args.name, lead=args.lead, password=args.password)
+        # The URL as given, password included (str() of a StoreUrl drops it): only to connect.
+        url = getattr(args.store, "connect_url", str(args.store))
+        created = add_reviewer(url, args.name, lead=args.lead, password=args.password)
     except RoleError as error:
         return _fail(str(error))
     except (StoreTooNewError, StoreOpenError) as error:

@@ -45,7 +45,7 @@ class EmbeddingCacheRepository:
                 text(
                     "INSERT INTO embedding (model_id, text_hash, dim, vector) "
                     "VALUES (:model, :hash, :dim, :vector) "
-                    "ON CONFLICT (model_id, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
+                    "ON CONFLICT (model_id, text_hash) DO NOTHING"  # same text, same model: same vector
                 ),
                 rows,
             )

@@ -17,14 +17,17 @@ only an empty file or a Workbench store (its ``application_id``) is opened.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 from sqlalchemy import event
@@ -34,7 +37,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session, create_engine
 
 from core.store.migrations import StoreTooNewError, current_version
-from core.store.postgres import StoreUrl, is_postgres_url
+from core.store.postgres import StoreUrl, _without_password, is_postgres_url
 from core.store.run_owner import close_dead_runs, current_owner
 from core.store.schema import check_not_newer, upgrade
 from core.store.store_file import (
@@ -173,9 +176,35 @@ class Store:
             self._keeper = None
 
 
+_URL_SCHEME = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+def _shown(value: str) -> str:
+    """The location as it may be shown: never its password (or, unparsable, only its scheme)."""
+    try:
+        return _without_password(value.strip())
+    except ValueError:
+        return value.strip().split("://", 1)[0] + "://…"
+
+
 def store_location(value: str) -> Path | StoreUrl:
-    """A store named on a command line or in settings: a ``postgresql://`` URL or a file path."""
-    return StoreUrl(value) if is_postgres_url(value) else Path(value)
+    """A store named on a command line or in settings: a ``postgresql://`` URL or a file path.
+
+    Any other URL (``mysql://user:pw@/x`` used to become a folder of that name) and a malformed
+    PostgreSQL URL are refused in one line that never holds the password (argparse prints the
+    message of an ``ArgumentTypeError`` as is, and nothing is created).
+    """
+    if is_postgres_url(value):
+        try:
+            parts = urlsplit(value.strip())
+            _ = parts.port  # a port that is not a number raises here
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"{_shown(value)}: not a valid postgresql:// URL ({error})") from None
+        return StoreUrl(value)
+    if _URL_SCHEME.match(value):
+        raise argparse.ArgumentTypeError(
+            f"{_shown(value)}: not a store; give a store file or a postgresql://user@host/database URL")
+    return Path(value)
 
 
 def check_store_version(path: Path) -> int:

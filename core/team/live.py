@@ -30,6 +30,12 @@ KINDS: dict[str, str] = {
 ALL_KINDS = frozenset(KINDS.values())
 
 
+def _add_kind(kinds: set[str], payload: str) -> None:
+    """Only a table the triggers announce counts: any login may NOTIFY the channel with any text."""
+    if payload in KINDS:
+        kinds.add(KINDS[payload])
+
+
 class ChangeFeed:
     """Calls ``callback(kinds)`` after other connections commit changes to a PostgreSQL store."""
 
@@ -91,14 +97,14 @@ class ChangeFeed:
         while not self._stop.is_set():
             kinds: set[str] = set()
             for notice in connection.notifies(timeout=0.5, stop_after=1):
-                kinds.add(KINDS.get(notice.payload, notice.payload))
+                _add_kind(kinds, notice.payload)
             if not kinds:
                 continue
             # Gather the rest of a burst (one import, one replay chunk) into one callback.
             deadline = time.monotonic() + self._settle_s
             while (left := deadline - time.monotonic()) > 0:
                 for notice in connection.notifies(timeout=left):
-                    kinds.add(KINDS.get(notice.payload, notice.payload))
+                    _add_kind(kinds, notice.payload)
             self._deliver(kinds)
 
     def _deliver(self, kinds: set[str]) -> None:

@@ -29,13 +29,17 @@ import re
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from core.team.table_policy import LEAD_CHECK, POLICIES, policy_statements
+
 REVIEWER, LEAD = "reviewer", "lead"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,62}$")
-# Tables only a lead writes; everything else a reviewer may write (subject to the policies).
-LEAD_TABLES = ("adjudication", "promotion", "id_counter", "agreement_assignment")
-# Tables with a reviewer column a reviewer may only write in their own name.
-OWN_ROWS = {"label": "reviewer", "label_history": "actor", "agreement_judgement": "reviewer",
-            "agreement_mark": "reviewer", "evidence_view": "reviewer", "waiver": "reviewer", "decision": "reviewer"}
+# Tables only a lead writes, and the per-table owner column: both read from the one declaration
+# (core.team.table_policy.POLICIES), kept here for the callers that ask.
+LEAD_TABLES = tuple(t for t, p in POLICIES.items() if p.insert == "lead")
+OWN_ROWS = {t: p.own for t, p in POLICIES.items() if p.own is not None}
+# Functions a policy calls with the owner's rights: a fixed search_path with pg_temp last (a
+# login's temporary table can never shadow a table), every table schema-qualified.
+_SAFE_PATH = "SET search_path = pg_catalog, public, pg_temp"
 
 
 class RoleError(RuntimeError):
@@ -43,10 +47,63 @@ class RoleError(RuntimeError):
 
 
 def _is_lead() -> str:
-    return f"pg_has_role(session_user, '{LEAD}', 'MEMBER')"
+    return LEAD_CHECK
 
 
-def _statements() -> list[str]:
+def _guard_functions() -> list[str]:
+    """The SECURITY DEFINER checks the policies call, and the standing-rule guard trigger."""
+    return [
+        # Whether the current login has judged an item: read past the policies (SECURITY DEFINER),
+        # since a policy on agreement_judgement cannot query agreement_judgement itself.
+        f"""CREATE OR REPLACE FUNCTION public.workbench_has_judged(item integer) RETURNS boolean
+           LANGUAGE sql STABLE SECURITY DEFINER {_SAFE_PATH} AS $$
+           SELECT EXISTS (SELECT 1 FROM public.agreement_judgement
+                          WHERE item_id = item AND reviewer = session_user) $$""",
+        # Whether the current login may judge an item: its session is not assigned, or the item
+        # is assigned to them (revision 0006_enforce); past the assignments' own policies.
+        f"""CREATE OR REPLACE FUNCTION public.workbench_may_judge(item integer) RETURNS boolean
+           LANGUAGE sql STABLE SECURITY DEFINER {_SAFE_PATH} AS $$
+           SELECT coalesce((SELECT s.assigned_per_item IS NULL OR EXISTS (
+               SELECT 1 FROM public.agreement_assignment a
+               WHERE a.session_id = i.session_id AND a.ordinal = i.ordinal AND a.reviewer = session_user)
+             FROM public.agreement_item i JOIN public.agreement_session s ON s.id = i.session_id
+             WHERE i.id = item), false) $$""",
+        # A standing rule (an active or superseded promotion) changes only through a lead; anyone's
+        # write moves row_version by exactly one (no rewinding past a conflict check).
+        f"""CREATE OR REPLACE FUNCTION public.workbench_guard_rule() RETURNS trigger
+           LANGUAGE plpgsql {_SAFE_PATH} AS $$
+           DECLARE unchanged public.rule := OLD;
+           BEGIN
+             unchanged.row_version := NEW.row_version;
+             IF NEW.row_version IS DISTINCT FROM OLD.row_version AND NEW.row_version <> OLD.row_version + 1 THEN
+               RAISE EXCEPTION USING MESSAGE = 'rule ' || OLD.id || ': row_version moves by one',
+                 ERRCODE = 'insufficient_privilege';
+             END IF;
+             IF (NEW.*) IS DISTINCT FROM (unchanged.*) AND NOT {LEAD_CHECK}
+                AND EXISTS (SELECT 1 FROM public.promotion p WHERE p.rule_id = OLD.id) THEN
+               RAISE EXCEPTION USING MESSAGE = 'rule ' || OLD.id || ' is a standing rule: only a lead changes it',
+                 ERRCODE = 'insufficient_privilege';
+             END IF;
+             RETURN NEW;
+           END $$""",
+        # A table's row count past the policies, so a copy or check under a login that sees only
+        # part of a table can say so (core.team.visibility); counts only, of the store's tables only.
+        f"""CREATE OR REPLACE FUNCTION public.workbench_row_count(name text) RETURNS bigint
+           LANGUAGE plpgsql STABLE SECURITY DEFINER {_SAFE_PATH} AS $$
+           DECLARE n bigint;
+           BEGIN
+             IF NOT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = name) THEN
+               RAISE EXCEPTION USING MESSAGE = name || ' is not a store table', ERRCODE = 'undefined_table';
+             END IF;
+             EXECUTE 'SELECT count(*) FROM public.' || quote_ident(name) INTO n;
+             RETURN n;
+           END $$""",
+        "DROP TRIGGER IF EXISTS rule_guard ON rule",
+        "CREATE TRIGGER rule_guard BEFORE UPDATE ON rule FOR EACH ROW EXECUTE FUNCTION public.workbench_guard_rule()",
+    ]
+
+
+def _statements(database: str) -> list[str]:
     lead = _is_lead()
     out = [
         f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{REVIEWER}') THEN "
@@ -54,68 +111,45 @@ def _statements() -> list[str]:
         f"IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{LEAD}') THEN "
         f"CREATE ROLE {LEAD} NOLOGIN; END IF; END $$",
         f"GRANT {REVIEWER} TO {LEAD}",
+        # No temporary objects (a temporary table shadows a table of the same name for the login's
+        # unqualified statements and for functions without a fixed search_path), nothing new in
+        # the schema or the database. Logins get TEMP through PUBLIC, so PUBLIC loses it here.
+        f'REVOKE TEMPORARY, CREATE ON DATABASE "{database}" FROM PUBLIC, {REVIEWER}, {LEAD}',
+        f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {REVIEWER}, {LEAD}",
         f"GRANT USAGE ON SCHEMA public TO {REVIEWER}",
-        f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {REVIEWER}",
-        f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {REVIEWER}",
-        # Tables and sequences later revisions create get the same grants (policies: re-run this).
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {REVIEWER}",
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO {REVIEWER}",
-        f"REVOKE INSERT, UPDATE, DELETE ON {', '.join(LEAD_TABLES)}, alembic_version FROM {REVIEWER}",
-        f"GRANT INSERT, UPDATE ON {', '.join(LEAD_TABLES)} TO {LEAD}",
-        # Whether the current login has judged an item: read past the policies (SECURITY DEFINER),
-        # since a policy on agreement_judgement cannot query agreement_judgement itself.
-        """CREATE OR REPLACE FUNCTION workbench_has_judged(item integer) RETURNS boolean
-           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
-           SELECT EXISTS (SELECT 1 FROM agreement_judgement WHERE item_id = item AND reviewer = session_user) $$""",
-        "REVOKE ALL ON FUNCTION workbench_has_judged(integer) FROM PUBLIC",
-        f"GRANT EXECUTE ON FUNCTION workbench_has_judged(integer) TO {REVIEWER}",
-        # Whether the current login may judge an item: its session is not assigned, or the item
-        # is assigned to them (revision 0006_enforce); past the assignments' own policies.
-        """CREATE OR REPLACE FUNCTION workbench_may_judge(item integer) RETURNS boolean
-           LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
-           SELECT coalesce((SELECT s.assigned_per_item IS NULL OR EXISTS (
-               SELECT 1 FROM agreement_assignment a
-               WHERE a.session_id = i.session_id AND a.ordinal = i.ordinal AND a.reviewer = session_user)
-             FROM agreement_item i JOIN agreement_session s ON s.id = i.session_id WHERE i.id = item), false) $$""",
-        "REVOKE ALL ON FUNCTION workbench_may_judge(integer) FROM PUBLIC",
-        f"GRANT EXECUTE ON FUNCTION workbench_may_judge(integer) TO {REVIEWER}",
+        # Reads for the team; writes only as declared below (deny by default, new tables included).
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {REVIEWER}, {LEAD}",
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {REVIEWER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE INSERT, UPDATE, DELETE ON TABLES FROM {REVIEWER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {REVIEWER}",
+        # nextval for inserts; never setval (UPDATE), which would rewind ids into collisions.
+        f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {REVIEWER}, {LEAD}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {REVIEWER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE UPDATE ON SEQUENCES FROM {REVIEWER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {REVIEWER}",
+        # Large objects live outside the store's tables; where the installer may (a superuser),
+        # nobody else creates them.
+        "DO $$ BEGIN IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN "
+        "REVOKE EXECUTE ON FUNCTION lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea) FROM PUBLIC; "
+        "END IF; END $$",
+        # Every policy is rebuilt from the declaration: drop whatever a previous version installed.
+        "DO $$ DECLARE p record; BEGIN FOR p IN SELECT policyname, tablename FROM pg_policies "
+        "WHERE schemaname = 'public' LOOP "
+        "EXECUTE 'DROP POLICY ' || quote_ident(p.policyname) || ' ON public.' || quote_ident(p.tablename); "
+        "END LOOP; END $$",
+        *_guard_functions(),
     ]
-    for table, column in OWN_ROWS.items():
-        mine = f"({column} = session_user OR {lead})"
+    for function in ("workbench_has_judged(integer)", "workbench_may_judge(integer)", "workbench_row_count(text)"):
+        out += [f"REVOKE ALL ON FUNCTION public.{function} FROM PUBLIC",
+                f"GRANT EXECUTE ON FUNCTION public.{function} TO {REVIEWER}"]
+    for table, policy in POLICIES.items():
         read = "true"
-        if table == "agreement_judgement":
-            read = f"(reviewer = session_user OR {lead} OR workbench_has_judged(item_id))"
-        write = f"{mine} AND (action <> 'approve' OR {lead})" if table == "decision" else mine
-        if table == "agreement_judgement":  # an assigned session: only the items assigned to this login
-            write = f"{mine} AND workbench_may_judge(item_id)"
-        out += [
-            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
-            f"DROP POLICY IF EXISTS team_read ON {table}",
-            f"DROP POLICY IF EXISTS team_insert ON {table}",
-            f"DROP POLICY IF EXISTS team_update ON {table}",
-            f"DROP POLICY IF EXISTS team_delete ON {table}",
-            f"CREATE POLICY team_read ON {table} FOR SELECT USING ({read})",
-            f"CREATE POLICY team_insert ON {table} FOR INSERT WITH CHECK ({write})",
-            f"CREATE POLICY team_update ON {table} FOR UPDATE USING ({mine}) WITH CHECK ({write})",
-            f"CREATE POLICY team_delete ON {table} FOR DELETE USING ({mine})",
-        ]
-    out += [
-        "ALTER TABLE adjudication ENABLE ROW LEVEL SECURITY",
-        "DROP POLICY IF EXISTS team_read ON adjudication",
-        "DROP POLICY IF EXISTS team_write ON adjudication",
-        "CREATE POLICY team_read ON adjudication FOR SELECT USING (true)",
-        f"CREATE POLICY team_write ON adjudication FOR INSERT WITH CHECK (lead = session_user AND {lead})",
-        "DROP POLICY IF EXISTS team_keep ON adjudication",
-        f"CREATE POLICY team_keep ON adjudication FOR UPDATE USING ({lead})",  # trajectory_pk set NULL on delete
-        # Assignments (revision 0004_assignments): a lead assigns (and re-assigns: DELETE too);
-        # a reviewer reads only their own.
-        "GRANT DELETE ON agreement_assignment TO lead",
-        "ALTER TABLE agreement_assignment ENABLE ROW LEVEL SECURITY",
-        "DROP POLICY IF EXISTS team_read ON agreement_assignment",
-        "DROP POLICY IF EXISTS team_write ON agreement_assignment",
-        f"CREATE POLICY team_read ON agreement_assignment FOR SELECT USING (reviewer = session_user OR {lead})",
-        f"CREATE POLICY team_write ON agreement_assignment FOR ALL USING ({lead}) WITH CHECK ({lead})",
-    ]
+        if table == "agreement_judgement":  # blind: another's only after committing your own
+            read = f"(reviewer = session_user OR {lead} OR public.workbench_has_judged(item_id))"
+        elif table == "agreement_assignment":
+            read = f"(reviewer = session_user OR {lead})"
+        out += policy_statements(table, policy)
+        out.append(f"CREATE POLICY team_read ON {table} FOR SELECT USING ({read})")
     return out
 
 
@@ -123,7 +157,8 @@ def install_team_roles(connection: Connection) -> None:
     """Create the roles (if missing), grants and policies in the store's database. Idempotent."""
     if connection.dialect.name != "postgresql":
         raise RoleError("roles need a PostgreSQL store; a SQLite store has one user")
-    for statement in _statements():
+    database = str(connection.execute(text("SELECT current_database()")).scalar_one())
+    for statement in _statements(database):
         connection.exec_driver_sql(statement)
 
 

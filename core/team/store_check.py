@@ -9,7 +9,10 @@ Each check says what it looked at and what it found:
 * ``foreign keys``: no row points at a missing parent (SQLite enforces keys only on
   connections that ask; this looks at the rows themselves, on both back ends);
 * ``runs``: no run is left ``running`` by a process that no longer exists;
-* ``sequences`` (PostgreSQL): every id sequence is past the largest id, so no insert collides.
+* ``sequences`` (PostgreSQL): every id sequence is past the largest id, so no insert collides;
+* ``visibility`` (PostgreSQL): the login reads every row of every table; under a login that
+  row-level security shows only part of a table, each such table is named with the rows seen
+  and the rows there are (``core.team.visibility``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from core.store.engine import Store
 from core.store.run_owner import owner_is_dead
 from core.store.schema import head_revision, schema_differences
 from core.team.store_copy import store_digests, store_tables
+from core.team.visibility import partial_tables
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,12 @@ def _sequence_check(connection: Connection) -> CheckResult:
     return CheckResult("sequences", not behind, "; ".join(behind) or "every id sequence is past its largest id")
 
 
+def _visibility_check(connection: Connection) -> CheckResult:
+    partial = partial_tables(connection)
+    return CheckResult("visibility", not partial, "this login reads only part of: " + "; ".join(partial)
+                       if partial else "this login reads every row of every table")
+
+
 def check_store(store: Store) -> list[CheckResult]:
     """Run every check; reads only."""
     with store.read_session() as session:
@@ -96,6 +106,7 @@ def check_store(store: Store) -> list[CheckResult]:
                    _run_check(connection)]
         if connection.dialect.name == "postgresql":
             results.append(_sequence_check(connection))
+            results.append(_visibility_check(connection))
     try:
         digests = store_digests(store)
         results.append(CheckResult("rows", True, f"{sum(d.rows for d in digests)} rows in {len(digests)} tables read"))

@@ -109,6 +109,16 @@ def _reset_sequences(connection: Connection) -> None:
                 f"coalesce((SELECT max(id) FROM {table.name}), 0) + 1, false)"))
 
 
+def _refuse_a_partial_source(connection: Connection) -> None:
+    """A login that reads only part of a table (row-level security) would copy a part and call it whole."""
+    from core.team.visibility import partial_tables  # visibility reads this module's table list
+
+    partial = partial_tables(connection)
+    if partial:
+        raise StoreCopyError(f"this login cannot read every row of the source, so nothing was copied: "
+                             f"{'; '.join(partial)}; copy with the store owner's login or a lead's")
+
+
 @dataclass(frozen=True)
 class CopyReport:
     source: str
@@ -137,6 +147,7 @@ def copy_store(source: Path | str, destination: Path | str,
             raise StoreCopyError(f"{dst.path} is not empty ({existing} rows); copy into a new store")
         with src.read_session() as reading, dst.session() as writing:
             source_connection, target = reading.connection(), writing.connection()
+            _refuse_a_partial_source(source_connection)
             for table in store_tables():
                 if table.name == "replay_run_owner":
                     target.execute(delete(table))  # the trigger's rows for the copied runs

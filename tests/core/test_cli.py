@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
+from core.store.engine import open_store
 
 DEMO = Path(__file__).resolve().parents[2] / "corpora" / "demo"
 
@@ -54,11 +55,13 @@ def test_report_markdown_and_json_agree_on_rates(tmp_path: Path, capsys: pytest.
 
 
 def test_report_without_a_run_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    open_store(tmp_path / "s.sqlite").close()  # an empty store (a missing one is refused: test_store_arguments)
     code, _out, err = _run(capsys, "report", "--store", str(tmp_path / "s.sqlite"))
     assert code == 1 and "no complete replay run" in err
 
 
 def test_exporting_an_unknown_corpus_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    open_store(tmp_path / "s.sqlite").close()
     code, _out, err = _run(
         capsys, "export-trajectories", "--store", str(tmp_path / "s.sqlite"), "--corpus", "nope", "--out", str(tmp_path)
     )

@@ -51,6 +51,7 @@ def test_gate_cli_lists_silence_rates_and_disagreements(tmp_path: Path, capsys: 
 
 
 def test_gate_cli_unknown_corpus_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    open_store(tmp_path / "e.sqlite").close()  # an empty store (a missing one is refused: test_store_arguments)
     code, _out, err = _run(capsys, "gate", "--store", str(tmp_path / "e.sqlite"), "--corpus", "nope")
     assert code == 1 and "no corpus named 'nope'" in err
 
@@ -148,6 +149,7 @@ def test_injection_cli_compares_with_replay(tmp_path: Path, capsys: pytest.Captu
 def test_cross_session_cli_reports_bad_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"session": 1, "success": false, "failure_class": "a"}\n{"session": 0, "success": false}\n')
+    open_store(tmp_path / "x.sqlite").close()
     code, _o, err = _run(capsys, "cross-session", "--store", str(tmp_path / "x.sqlite"), "--baseline", str(bad),
                          "--intervention", str(bad))
     assert code == 1 and f"{bad}:2 [session]" in err

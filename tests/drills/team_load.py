@@ -1,6 +1,8 @@
 """The team load drill (issue 14): N reviewer processes × M mixed actions on one PostgreSQL store.
 
-Each worker is a separate process with its own store connection, acting as reviewer ``r<i>``.
+Each worker is a separate process with its own store connection under its own login ``r<i>``
+(issue 23: the server's grants and row-level security apply; even workers are leads, odd ones
+reviewers, and only leads adjudicate).
 Its actions, drawn at random (seeded per worker): save a label (a new text each time, so a
 history row), give an agreement mark, waive a broken trajectory, decide on a rule (reject or
 defer, naming the row version it read) and adjudicate a label (naming the ruling it saw). The
@@ -34,8 +36,8 @@ HOT_RULES = 3  # decisions land on these few rules: reviewers collide
 HOT_TRAJECTORIES = 3  # adjudications too
 
 
-def seed_store(url: str, trajectories: int = 40) -> None:
-    """Trajectories, rules and one complete run with broken evidence to waive."""
+def seed_store(url: str, workers: int, trajectories: int = 40) -> None:
+    """Trajectories, rules and one complete run with broken evidence to waive; a login per worker."""
     sys.path.insert(0, str(ROOT / "tests" / "postgres"))
     from every_kind import Builder
 
@@ -49,6 +51,22 @@ def seed_store(url: str, trajectories: int = 40) -> None:
     b.run([(rule, "fail", {"prevented": [f"F-{i}"], "broken": [f"S-{i % 8}", f"S-{(i + 1) % 8}"]})
            for i, rule in enumerate(rules)])
     store.close()
+    from core.team.roles import add_reviewer
+
+    for index in range(workers):  # each worker works under its own login: the server's policies apply
+        add_reviewer(url, f"r{index}", lead=_is_lead(index))
+
+
+def _is_lead(index: int) -> bool:
+    """Even workers are leads (they also adjudicate); odd ones are plain reviewers."""
+    return index % 2 == 0
+
+
+def login_url(url: str, login: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, f"{login}@", parts.path, parts.query, ""))
 
 
 def _think(rng: random.Random) -> float:
@@ -73,7 +91,8 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
 
     rng = random.Random(index)
     me = f"r{index}"
-    store = open_store(url)
+    kinds = KINDS if _is_lead(index) else tuple(k for k in KINDS if k != "adjudication")  # a lead's ruling
+    store = open_store(login_url(url, me))
     labels, reviews, rules = LabelRepository(store), ReviewRepository(store), RuleRepository(store)
     with store.read_session() as session:
         pks = [int(r[0]) for r in session.execute(text("SELECT id FROM trajectory WHERE success = FALSE ORDER BY id"))]
@@ -86,7 +105,7 @@ def _worker(url: str, index: int, actions: int) -> dict[str, Any]:
     errors: dict[str, int] = {}
     latencies: list[float] = []
     for n in range(actions):
-        kind = rng.choice(KINDS)
+        kind = rng.choice(kinds)
         started, thinking = time.perf_counter(), 0.0
         while True:
             try:
@@ -166,7 +185,7 @@ class DrillResult:
 
 def run_drill(url: str, workers: int, actions: int) -> DrillResult:
     """Seed ``url`` (an empty database), run the workers at once, count what was stored."""
-    seed_store(url)
+    seed_store(url, workers)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     started = time.monotonic()
     procs = [subprocess.Popen([sys.executable, "-m", "tests.drills.team_load", url, str(i), str(actions)],

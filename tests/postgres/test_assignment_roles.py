@@ -132,3 +132,14 @@ def test_in_the_window_a_lead_assigns_and_a_reviewer_is_told_only_a_lead_may(
     rita = _open(team, "rita")
     assert {r for _o, r in AssignmentRepository(rita).assignments(int(team["session"]))} == {"rita"}  # type: ignore
     rita.close()
+
+
+def test_the_cli_records_the_leads_login_as_the_assigner(team: dict[str, object]) -> None:
+    url = as_login(str(team["url"]), "leo")
+    assert main(["agreement", "assign", str(team["session"]), "--reviewers", "rita,rob", "--per-item", "1",
+                 "--store", url]) == 0
+    owner = open_store(str(team["url"]))
+    with owner.read_session() as session:
+        assigners = {str(r[0]) for r in session.execute(text("SELECT DISTINCT assigned_by FROM agreement_assignment"))}
+    owner.close()
+    assert assigners == {"leo"}
