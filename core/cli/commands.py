@@ -8,7 +8,6 @@ exit code, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from typing import Any
 
 import sqlalchemy.exc
 
+from core.cli.output import export_failure, json_text, quiet_broken_pipe, terminal_safe_streams
 from core.plain import terminal_safe
 from core.store.engine import Store, StoreOpenError, default_store_path, open_store, store_location
 from core.store.migrations import StoreTooNewError
@@ -40,7 +40,7 @@ def _say(text: str, file: Any = None) -> None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
@@ -237,6 +237,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Every line of every subcommand (and argparse's own messages, which echo arguments) is
+    # written through the terminal-safe path: data never reaches the terminal raw.
+    with terminal_safe_streams():
+        try:
+            code = _main(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+            return code
+        except BrokenPipeError:
+            # The reader (e.g. `| head`) went away; that is not an error of ours: exit quietly.
+            quiet_broken_pipe()
+            return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from core.export.atomic import ExportBusyError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "opens_own_store", False):
@@ -254,23 +270,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: the store {store.path} could not be used: {terminal_safe(str(error).splitlines()[0])}",
               file=sys.stderr)
         return EXIT_BAD_STORE
+    except BrokenPipeError:
+        raise  # before OSError: a closed pipe is not a failed export (main exits quietly)
+    except ExportBusyError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     except OSError as error:
-        print(f"error: {terminal_safe(_os_error(error))}", file=sys.stderr)
+        out = getattr(args, "out", None)
+        message = export_failure(error, out) if out is not None else _os_error(error)
+        print(f"error: {terminal_safe(message)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = None
-        return EXIT_OK
     finally:
         store.close()
 
 
 def _os_error(error: OSError) -> str:
-    """One line for a failed file operation: where and why (no traceback). Exports are
-    staged and swapped in whole, so a failed one leaves the previous export as it was."""
+    """One line for a failed file operation of a command that exports nothing: where and why
+    (no traceback). Export commands (``--out``) say more: :func:`export_failure`."""
     where = f"{error.filename}: " if error.filename else ""
-    return f"{where}{error.strerror or error} (a previous export there, if any, is unchanged)"
+    return f"{where}{error.strerror or error}"
 

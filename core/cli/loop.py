@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -21,7 +21,7 @@ def _store_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def cmd_gate(args: argparse.Namespace, store: Store) -> int:

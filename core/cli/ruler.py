@@ -12,10 +12,10 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import default_store_path, store_location
 
 EXIT_OK = 0
@@ -56,7 +56,7 @@ def cmd_ruler(args: argparse.Namespace, store: Any) -> int:
     suite = check_ruler(store, args.run, embed=embed, semantic_note=note,
                         seed=DEFAULT_SEED if args.seed is None else args.seed)
     if args.json:
-        print(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False))
+        print(json_text(suite.to_dict()))
     else:
         print(render_text(suite))
     return EXIT_FLAGGED if suite.flagged else EXIT_OK
