@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy.exc
 
 from core.cli.output import export_failure, json_text, quiet_broken_pipe, terminal_safe_streams
+from core.domain.errors import DomainError
 from core.plain import terminal_safe
 from core.store.engine import Store, StoreOpenError, default_store_path, open_store, store_location
 from core.store.migrations import StoreTooNewError
@@ -272,7 +273,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_BAD_STORE
     except BrokenPipeError:
         raise  # before OSError: a closed pipe is not a failed export (main exits quietly)
-    except ExportBusyError as error:
+    except (ExportBusyError, DomainError) as error:  # a refusal no handler caught: still one line
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.domain.errors import ApprovalRefused, BrokenNotOpened, PromotionError, ReasonRequired
+from core.domain.names import checked_name, checked_reason
 from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
 from core.promotion.gates import Gate, agreement_gate
@@ -110,10 +111,12 @@ def decide(store: Store, request: DecisionRequest) -> DecisionOutcome:
         raise ValueError(f"unknown decision {request.action!r}; expected one of {ACTIONS}")
     if request.via not in SURFACES:
         raise ValueError(f"unknown surface {request.via!r}; expected one of {SURFACES}")
-    reviewer = (request.reviewer or "").strip()
+    reviewer = checked_name(request.reviewer)
     if not reviewer:
         raise ValueError(f"a decision ({request.action}) needs a reviewer")
-    reason = (request.reason or "").strip() or None
+    reason = checked_reason(request.reason)
+    for trajectory_id, why in request.waivers.items():
+        checked_reason(why, f"waiver reason for {trajectory_id!r}")
     if request.action in _NEEDS_REASON and reason is None:
         raise ReasonRequired(f"{_NEEDS_REASON[request.action]} needs a reason")
     if request.action in ("retire", "supersede"):
