@@ -109,6 +109,14 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
             return EXIT_USAGE
         changes["threshold"] = args.threshold
     profile = profile.with_(**changes) if changes else profile
+    if args.rule:
+        from core.store.rule_repo import RuleRepository
+
+        rules = RuleRepository(store)
+        unknown = [rule_id for rule_id in dict.fromkeys(args.rule) if rules.get(rule_id) is None]
+        if unknown:  # before a run is started: an empty run would look like an answer
+            print(f"error: no rule {', '.join(map(str, unknown))} in this store", file=sys.stderr)
+            return EXIT_ERROR
     if args.from_expected_rule:
         materialise_expected_rules(store)
     embedder, note = (None, None)

@@ -32,6 +32,9 @@ def cmd_gate(args: argparse.Namespace, store: Store) -> int:
     if args.corpus is not None and not summaries:
         print(f"error: no corpus named {args.corpus!r} with trajectories in this store", file=sys.stderr)
         return EXIT_ERROR
+    if not summaries and not args.json:
+        print("no trajectories in this store: nothing to gate (import a corpus first)")
+        return EXIT_OK
     if args.json:
         _json([s.to_dict() for s in summaries])
         return EXIT_OK
@@ -70,10 +73,15 @@ def cmd_injection(args: argparse.Namespace, store: Store) -> int:
     repo = ReplayRepository(store)
     run = repo.get_run(args.run) if args.run is not None else repo.latest_complete_run()
     if run is None:
-        print("error: " + ("no such replay run" if args.run is not None else "no complete replay run in this store"),
+        print("error: " + (f"no replay run #{args.run} in this store" if args.run is not None
+                          else "no complete replay run in this store"),
               file=sys.stderr)
         return EXIT_ERROR
     overlaps = injection_for_run(store, run.id, args.rule)
+    missing = [rule_id for rule_id in dict.fromkeys(args.rule or []) if rule_id not in overlaps]
+    if missing:
+        print(f"error: no rule {', '.join(map(str, missing))} in replay run #{run.id}", file=sys.stderr)
+        return EXIT_ERROR
     if args.json:
         _json({"run": run.id, "rules": {str(k): v.to_dict() for k, v in overlaps.items()}})
         return EXIT_OK

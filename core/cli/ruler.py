@@ -46,6 +46,12 @@ def cmd_ruler(args: argparse.Namespace, store: Any) -> int:
     from core.metrics.ruler.model import DEFAULT_SEED
     from core.metrics.ruler.suite import check_ruler
 
+    if args.run is not None:
+        from core.store.replay_repo import ReplayRepository
+
+        if ReplayRepository(store).get_run(args.run) is None:
+            print(f"error: no replay run #{args.run} in this store", file=sys.stderr)
+            return EXIT_ERROR
     embed, note = None, None
     if not args.no_semantic:
         from core.replaying import make_embedder

@@ -30,7 +30,8 @@ def resolve_run(store: Store, run_id: int | None) -> RunInfo:
     repo = ReplayRepository(store)
     run = repo.get_run(run_id) if run_id is not None else repo.latest_complete_run()
     if run is None:
-        raise LookupError("no such replay run" if run_id is not None else "no complete replay run in this store")
+        raise LookupError(f"no replay run #{run_id} in this store" if run_id is not None
+                          else "no complete replay run in this store")
     return run
 
 
