@@ -155,19 +155,20 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
+    from core.domain.errors import RunNotUsable
     from core.metrics.ruler.model import MissingFloorError
     from core.report import build_report, report_markdown, write_report
 
     if args.out is not None:
         try:
             print(write_report(store, args.run, args.out, semantic=args.report_semantic))
-        except (LookupError, MissingFloorError) as error:
+        except (LookupError, MissingFloorError, RunNotUsable) as error:
             print(f"error: {error}", file=sys.stderr)
             return EXIT_ERROR
         return EXIT_OK
     try:
         report = build_report(store, args.run)
-    except (LookupError, MissingFloorError) as error:
+    except (LookupError, MissingFloorError, RunNotUsable) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.md:

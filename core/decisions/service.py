@@ -151,6 +151,9 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
         ref = PromotionRepository(store).result_ref(request.run_id, request.rule_id)
         if ref is None:
             raise PromotionError(f"rule {request.rule_id} was not replayed in run #{request.run_id}")
+        if ref.run_status != "complete":  # a partial run's verdicts cover only the rules it reached
+            raise RunNotComplete(f"{request.action} refused: run #{request.run_id} is {ref.run_status}; decisions "
+                                 "cite complete runs only (omit the run, or name a complete one)")
         version_id = ref.rule_version_id
         evidence = {"run_id": ref.run_id, "result_id": ref.result_id, "verdict": ref.verdict, "reason": ref.reason,
                     "run_status": ref.run_status}
