@@ -3,6 +3,7 @@ docs/reliability.md.
 
     PYTHONPATH=. python benchmarks/drills.py [--kills 100] [--actions 1000] [--replays 6]
                                              [--fuzz 100000] [--fuzz-minutes 30]
+                                             [--export-rounds 20] [--only-output]
 
 Drills: two writer processes × N actions; one writer beside R replay processes; one huge
 JSONL line (peak memory) and many small files (import times; benchmarks/huge_line.py and
@@ -10,7 +11,10 @@ benchmarks/many_files.py, --huge-line MB / --many-files N, 0 skips); K SIGKILLs 
 import (each followed by a re-import) and K during each export kind; hypothesis fuzzing of the
 JSONL and YAML readers (and whole imports into a real store) until the
 example count or the time budget is reached; every bad store variant through the CLI with
-its sha256 checked. Exit code 0 only if every acceptance figure holds.
+its sha256 checked; issue 25's output drills (``--only-output`` runs just these): two
+concurrent ``export-rules`` into one folder × ``--export-rounds``, every subcommand on an
+escape-code store, every export under umask 022 and 077. Exit code 0 only if every acceptance
+figure holds.
 """
 
 from __future__ import annotations
@@ -100,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-fuzz", action="store_true", help="skip the store, writer and kill drills")
     parser.add_argument("--many-files", type=int, default=50_000, help="one-record files to import (0: skip)")
     parser.add_argument("--huge-line", type=float, default=30.0, help="MB of the one-line record (0: skip)")
+    parser.add_argument("--export-rounds", type=int, default=20, help="rounds of two concurrent exports into one folder")
+    parser.add_argument("--only-output", action="store_true",
+                        help="only the output drills of issue 25: concurrent exports, escape codes, umask")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     ok = True
@@ -111,9 +118,13 @@ def main(argv: list[str] | None = None) -> int:
             stores[name] = work / f"{name}.sqlite"
         say(f"# drills ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}), kills {args.kills}, "
             f"actions {args.actions}, replays {args.replays}{', fuzzing only' if args.only_fuzz else ''}")
+        if args.only_output:
+            ok &= _output_drills(work, stores, args.export_rounds)
+            return _finish(ok, started)
         if not args.only_fuzz:
             ok &= _store_and_kill_drills(work, stores, args)
             ok &= _import_scale_drills(work, args)
+            ok &= _output_drills(work, stores, args.export_rounds)
 
         deadline = time.monotonic() + args.fuzz_minutes * 60
         import_deadline = time.monotonic() + args.fuzz_minutes * 60 * 0.15
@@ -128,11 +139,52 @@ def main(argv: list[str] | None = None) -> int:
             f"slowest {max(s.slowest_s for s in fuzzed):.2f} s")
         ok &= all(not s.crashes and not s.malformed_issues and s.slowest_s < 10 for s in fuzzed)
 
+    return _finish(ok, started)
+
+
+def _finish(ok: bool, started: float) -> int:
     own, children = peak_mb()
     say(f"peak memory: drill process {own:.0f} MB, largest child process {children:.0f} MB")
     ok &= own < 1024 and children < 1024
     say(f"all drills {'PASSED' if ok else 'FAILED'} in {(time.perf_counter() - started) / 60:.1f} min")
     return 0 if ok else 1
+
+
+def _output_drills(work: Path, stores: dict[str, Path], rounds: int) -> bool:
+    """Issue 25 items 1, 2 and 4: concurrent exports into one folder, escape codes through
+    every subcommand, export modes under two umasks. Self-contained (its own folders)."""
+    from tests.drills.concurrent_exports import concurrent_export_drill
+    from tests.drills.output_drills import escape_code_drill, umask_drill
+
+    t = time.perf_counter()
+    folder = work / "concurrent-exports"
+    folder.mkdir()
+    drill = concurrent_export_drill(stores, folder, rounds)
+    say(f"export-rules × 2 concurrent into one folder, {drill.rounds} rounds: old or new {drill.old_or_new}, "
+        f"mixed {drill.mixed}, locked folders {drill.locked}, raw errors {drill.raw_errors}, failed {drill.failed}, "
+        f"leftovers {drill.leftovers} ({time.perf_counter() - t:.1f} s)")
+    for problem in drill.problems[:5]:
+        say(f"  {problem}")
+    ok = (drill.mixed, drill.locked, drill.raw_errors, drill.failed, drill.leftovers) == (0, 0, 0, 0, 0)
+
+    t = time.perf_counter()
+    folder = work / "escape-codes"
+    folder.mkdir()
+    escapes = escape_code_drill(folder)
+    say(f"escape codes: {escapes.commands} subcommands, {escapes.runs} runs (plain and --json), "
+        f"{len(escapes.leaks)} leaking, {len(escapes.missing)} without arguments ({time.perf_counter() - t:.1f} s)")
+    for leak in [*escapes.leaks, *escapes.missing][:5]:
+        say(f"  {leak}")
+    ok &= not escapes.leaks and not escapes.missing
+
+    t = time.perf_counter()
+    folder = work / "umask"
+    folder.mkdir()
+    modes = umask_drill(stores["A"], folder)
+    say(f"umask 022 / 077: {modes.exports} exports, {len(modes.wrong)} wrong modes ({time.perf_counter() - t:.1f} s)")
+    for wrong in modes.wrong[:5]:
+        say(f"  {wrong}")
+    return ok and not modes.wrong
 
 
 def _store_and_kill_drills(work: Path, stores: dict[str, Path], args: argparse.Namespace) -> bool:

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from core.agreement.merge_keys import NUL_REASON
-from core.corpus.limits import MAX_KEY_BYTES, text_oversize
 from core.domain.agreement import CANT_TELL
+from core.domain.names import checked_name
 from core.metrics.interrater import AlphaResult, KappaResult, grouped_kappa, krippendorff_alpha_nominal
 from core.store.agreement_repo import AgreementRepository
 from core.store.assignment_repo import AssignmentRepository
@@ -87,13 +86,9 @@ def _reviewer_list(reviewers: Sequence[str]) -> list[str]:
     if not names:
         raise ValueError("name at least one reviewer to assign items to")
     for name in names:
-        # The limits every stored reviewer name meets (a team file's entries are checked the
-        # same way): an oversized or NUL name would fail the insert on PostgreSQL.
-        problem = text_oversize("reviewer", name, MAX_KEY_BYTES, "a reviewer name")
-        if problem is not None:
-            raise ValueError(f"reviewer name {name[:40]!r}…: {problem.reason}")
-        if "\x00" in name:
-            raise ValueError(f"reviewer name {name[:40]!r}: {NUL_REASON}")
+        # The check every stored reviewer name meets (an oversized or NUL name would fail the
+        # insert on PostgreSQL; a control character would reach tables and terminals).
+        checked_name(name)
     twice = sorted({r for r in names if names.count(r) > 1})
     if twice:
         raise ValueError(f"reviewer named more than once: {', '.join(twice)}")
@@ -120,7 +115,8 @@ def assign(
     store: Store, session: int | str, reviewers: Sequence[str], per_item: int, assigned_by: str, seed: int | None = None,
 ) -> AssignmentPlan:
     """Assign every item of ``session`` to ``per_item`` of ``reviewers`` (replacing earlier assignments)."""
-    if not assigned_by.strip():
+    assigned_by = checked_name(assigned_by, "name of whoever assigns")
+    if not assigned_by:
         raise ValueError("an assignment needs the name of whoever assigns")
     info = AgreementRepository(store).session(session)
     repo = AssignmentRepository(store)

@@ -49,6 +49,7 @@ from core.domain.agreement import (
     answers_for,
 )
 from core.domain.errors import AlreadyCommitted, NotAssigned, NotYetCommitted, RunNotUsable
+from core.domain.names import checked_name, checked_reason
 from core.store.agreement_judging import (
     assigned_to_in,
     blind_item,
@@ -117,6 +118,8 @@ def create_session(
     # Sampling reads the run's population first (outside the write lock: it is the long part);
     # the rules are checked below, in the transaction that writes the session.
     # Evidence is asked as the two questions (firing, then scope on failures): schema step 7.
+    created_by = checked_name(created_by, "name of the session's creator")
+    name = (checked_name(name, "session name") or None) if name is not None else None
     population = [as_firing(i) for i in AgreementRepository(store).population(run_id, rule_kinds, by_corpus)]
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     items: list[PopulationItem] = []
@@ -174,7 +177,8 @@ def commit_judgement(
     asked only where the item asks it (``BlindItem.scope_choices``). ``origin`` and
     ``committed_at`` are an imported judgement's (``core.agreement.merge``).
     """
-    reviewer = reviewer.strip()
+    reviewer = checked_name(reviewer)
+    note = checked_reason(note, "note")
     if not reviewer:
         raise ValueError("a judgement needs a reviewer")
     with store.session() as db:

@@ -18,11 +18,11 @@ on stderr.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import Store, default_store_path, store_location
 
 EXIT_OK = 0
@@ -34,7 +34,7 @@ def _add_store(parser: argparse.ArgumentParser) -> None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def _rate(rate: dict[str, Any]) -> str:

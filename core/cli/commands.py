@@ -8,7 +8,6 @@ exit code, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
@@ -17,6 +16,8 @@ from typing import Any
 
 import sqlalchemy.exc
 
+from core.cli.output import export_failure, json_text, quiet_broken_pipe, terminal_safe_streams
+from core.domain.errors import DomainError
 from core.plain import terminal_safe
 from core.store.engine import (
     Store,
@@ -47,7 +48,7 @@ def _say(text: str, file: Any = None) -> None:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def cmd_import(args: argparse.Namespace, store: Store) -> int:
@@ -116,6 +117,14 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
             return EXIT_USAGE
         changes["threshold"] = args.threshold
     profile = profile.with_(**changes) if changes else profile
+    if args.rule:
+        from core.store.rule_repo import RuleRepository
+
+        rules = RuleRepository(store)
+        unknown = [rule_id for rule_id in dict.fromkeys(args.rule) if rules.get(rule_id) is None]
+        if unknown:  # before a run is started: an empty run would look like an answer
+            print(f"error: no rule {', '.join(map(str, unknown))} in this store", file=sys.stderr)
+            return EXIT_ERROR
     if args.from_expected_rule:
         materialise_expected_rules(store)
     embedder, note = (None, None)
@@ -154,19 +163,20 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_report(args: argparse.Namespace, store: Store) -> int:
+    from core.domain.errors import RunNotUsable
     from core.metrics.ruler.model import MissingFloorError
     from core.report import build_report, report_markdown, write_report
 
     if args.out is not None:
         try:
             print(write_report(store, args.run, args.out, semantic=args.report_semantic))
-        except (LookupError, MissingFloorError) as error:
+        except (LookupError, MissingFloorError, RunNotUsable) as error:
             print(f"error: {error}", file=sys.stderr)
             return EXIT_ERROR
         return EXIT_OK
     try:
         report = build_report(store, args.run)
-    except (LookupError, MissingFloorError) as error:
+    except (LookupError, MissingFloorError, RunNotUsable) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.md:
@@ -248,6 +258,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Every line of every subcommand (and argparse's own messages, which echo arguments) is
+    # written through the terminal-safe path: data never reaches the terminal raw.
+    with terminal_safe_streams():
+        try:
+            code = _main(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+            return code
+        except BrokenPipeError:
+            # The reader (e.g. `| head`) went away; that is not an error of ours: exit quietly.
+            quiet_broken_pipe()
+            return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from core.export.atomic import ExportBusyError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "opens_own_store", False):
@@ -268,16 +294,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Damage found after opening (a page quick_check could not see, a disk error).
         print(f"error: {terminal_safe(store_error_line(store.path, error))}", file=sys.stderr)
         return EXIT_BAD_STORE
+    except BrokenPipeError:
+        raise  # before OSError: a closed pipe is not a failed export (main exits quietly)
+    except (ExportBusyError, DomainError) as error:  # a refusal no handler caught: still one line
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     except OSError as error:
-        print(f"error: {terminal_safe(_os_error(error))}", file=sys.stderr)
+        out = getattr(args, "out", None)
+        message = export_failure(error, out) if out is not None else _os_error(error)
+        print(f"error: {terminal_safe(message)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away; that is not an error of ours.
-        sys.stdout = None
-        return EXIT_OK
     finally:
         store.close()
 
@@ -294,8 +323,8 @@ def _missing_store_file(args: argparse.Namespace) -> str | None:
 
 
 def _os_error(error: OSError) -> str:
-    """One line for a failed file operation: where and why (no traceback). Exports are
-    staged and swapped in whole, so a failed one leaves the previous export as it was."""
+    """One line for a failed file operation of a command that exports nothing: where and why
+    (no traceback). Export commands (``--out``) say more: :func:`export_failure`."""
     where = f"{error.filename}: " if error.filename else ""
-    return f"{where}{error.strerror or error} (a previous export there, if any, is unchanged)"
+    return f"{where}{error.strerror or error}"
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import Store
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -21,7 +21,7 @@ def _store_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def cmd_gate(args: argparse.Namespace, store: Store) -> int:
@@ -32,6 +32,9 @@ def cmd_gate(args: argparse.Namespace, store: Store) -> int:
     if args.corpus is not None and not summaries:
         print(f"error: no corpus named {args.corpus!r} with trajectories in this store", file=sys.stderr)
         return EXIT_ERROR
+    if not summaries and not args.json:
+        print("no trajectories in this store: nothing to gate (import a corpus first)")
+        return EXIT_OK
     if args.json:
         _json([s.to_dict() for s in summaries])
         return EXIT_OK
@@ -70,10 +73,15 @@ def cmd_injection(args: argparse.Namespace, store: Store) -> int:
     repo = ReplayRepository(store)
     run = repo.get_run(args.run) if args.run is not None else repo.latest_complete_run()
     if run is None:
-        print("error: " + ("no such replay run" if args.run is not None else "no complete replay run in this store"),
+        print("error: " + (f"no replay run #{args.run} in this store" if args.run is not None
+                          else "no complete replay run in this store"),
               file=sys.stderr)
         return EXIT_ERROR
     overlaps = injection_for_run(store, run.id, args.rule)
+    missing = [rule_id for rule_id in dict.fromkeys(args.rule or []) if rule_id not in overlaps]
+    if missing:
+        print(f"error: no rule {', '.join(map(str, missing))} in replay run #{run.id}", file=sys.stderr)
+        return EXIT_ERROR
     if args.json:
         _json({"run": run.id, "rules": {str(k): v.to_dict() for k, v in overlaps.items()}})
         return EXIT_OK

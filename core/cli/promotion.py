@@ -8,11 +8,11 @@ there, each takes ``--store PATH`` (default: the per-user store) and is called a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import export_failure, json_text
 from core.domain.errors import ConcurrentChangeError
 from core.store.engine import Store, default_store_path, store_location
 
@@ -131,12 +131,17 @@ def cmd_export_rules(args: argparse.Namespace, store: Store) -> int:
 
     try:
         result = export_rule_store(store, Path(args.out), include_imported=args.include_imported)
-    except (RuleStoreExportError, OSError) as error:
+    except RuleStoreExportError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        raise  # our reader went away, not the export (core.cli.main exits quietly)
+    except OSError as error:  # a full disk, a read-only folder: the staged export was not swapped in
+        print(f"error: {export_failure(error, args.out)}", file=sys.stderr)
+        return EXIT_ERROR
     if args.json:
-        print(json.dumps({"out": str(result.out_dir), "rules": result.rules,
-                          "files": [str(f) for f in result.files], "notes": list(result.notes)}, indent=2))
+        print(json_text({"out": str(result.out_dir), "rules": result.rules,
+                          "files": [str(f) for f in result.files], "notes": list(result.notes)}))
         return EXIT_OK
     for note in result.notes:
         print(f"note: {note}")
@@ -156,7 +161,7 @@ def cmd_promotions(args: argparse.Namespace, store: Store) -> int:
             print(f"warning: {sim.note}", file=sys.stderr)
     queue = promotion_queue(store, reviewer=args.reviewer, similarity=sim)
     if args.json:
-        print(json.dumps(queue.to_json(), indent=2, ensure_ascii=False))
+        print(json_text(queue.to_json()))
         return EXIT_OK
     print(f"similarity: {sim.method}" + (f" ({sim.note})" if sim.note else ""))
     for item in queue.items:
@@ -203,11 +208,11 @@ def cmd_decide(args: argparse.Namespace, store: Store) -> int:
         print(f"refused: {refusal}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
-        print(json.dumps({"action": outcome.action, "rule_id": outcome.rule_id, "message": outcome.message,
+        print(json_text({"action": outcome.action, "rule_id": outcome.rule_id, "message": outcome.message,
                           "decision_id": None if outcome.decision is None else outcome.decision.id,
                           "standing_id": None if outcome.promotion is None else outcome.promotion.standing_id,
                           "status": None if outcome.promotion is None else outcome.promotion.status,
-                          "row_version": outcome.row_version}, indent=2))
+                          "row_version": outcome.row_version}))
     else:
         print(outcome.message)
     return EXIT_OK
@@ -217,7 +222,7 @@ def _report_conflict(conflict: ConcurrentChangeError, as_json: bool) -> int:
     """Who changed the rule, how and when; the caller reads the rule again and decides."""
     print(f"refused: {conflict}", file=sys.stderr)
     if as_json:
-        print(json.dumps({"conflict": {"rule_id": conflict.key, "expected_version": conflict.expected,
+        print(json_text({"conflict": {"rule_id": conflict.key, "expected_version": conflict.expected,
                                        "row_version": conflict.found, "by": conflict.by, "what": conflict.what,
-                                       "at": conflict.at}}, indent=2, ensure_ascii=False))
+                                       "at": conflict.at}}))
     return EXIT_CONFLICT

@@ -12,10 +12,10 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import default_store_path, store_location
 
 EXIT_OK = 0
@@ -46,6 +46,12 @@ def cmd_ruler(args: argparse.Namespace, store: Any) -> int:
     from core.metrics.ruler.model import DEFAULT_SEED
     from core.metrics.ruler.suite import check_ruler
 
+    if args.run is not None:
+        from core.store.replay_repo import ReplayRepository
+
+        if ReplayRepository(store).get_run(args.run) is None:
+            print(f"error: no replay run #{args.run} in this store", file=sys.stderr)
+            return EXIT_ERROR
     embed, note = None, None
     if not args.no_semantic:
         from core.replaying import make_embedder
@@ -56,7 +62,7 @@ def cmd_ruler(args: argparse.Namespace, store: Any) -> int:
     suite = check_ruler(store, args.run, embed=embed, semantic_note=note,
                         seed=DEFAULT_SEED if args.seed is None else args.seed)
     if args.json:
-        print(json.dumps(suite.to_dict(), indent=2, ensure_ascii=False))
+        print(json_text(suite.to_dict()))
     else:
         print(render_text(suite))
     return EXIT_FLAGGED if suite.flagged else EXIT_OK

@@ -8,13 +8,13 @@ their stores themselves (``copy`` opens two), so ``core.cli.main`` hands them no
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy.exc
 
+from core.cli.output import json_text
 from core.plain import terminal_safe
 from core.store.engine import default_store_path, store_location
 from core.store.migrations import StoreTooNewError
@@ -55,8 +55,8 @@ def cmd_store_copy(args: argparse.Namespace) -> int:
         {"table": s.table, "rows": s.rows, "sha256": s.sha256, "copy_rows": d.rows, "copy_sha256": d.sha256}
         for s, d in zip(report.tables, report.destination_tables, strict=True)]
     if args.json:
-        print(json.dumps({"source": report.source, "destination": report.destination, "verified": report.verified,
-                          "tables": rows}, indent=2))
+        print(json_text({"source": report.source, "destination": report.destination, "verified": report.verified,
+                          "tables": rows}))
         return EXIT_OK
     width = max(len(r["table"]) for r in rows)
     print(f"{'table':<{width}}  {'rows':>8}  sha256 (source = copy)")
@@ -85,7 +85,7 @@ def cmd_store_check(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps([{"check": r.name, "ok": r.ok, "detail": r.detail} for r in results], indent=2))
+        print(json_text([{"check": r.name, "ok": r.ok, "detail": r.detail} for r in results]))
     else:
         for r in results:
             print(f"{'ok  ' if r.ok else 'FAIL'} {r.name}: {terminal_safe(r.detail)}")

@@ -35,6 +35,7 @@ from typing import Any
 from core.decisions.rules import ALWAYS_NEEDS_REASON, reason_needed, standing_rule_refusal
 from core.decisions.split import SplitProposal, propose_split, tasks_fired
 from core.domain.errors import ApprovalRefused, BrokenNotOpened, PromotionError, ReasonRequired
+from core.domain.names import checked_name, checked_reason
 from core.loop.views import guard_approval_in
 from core.promotion.evidence import snapshot
 from core.promotion.gates import Gate, agreement_gate
@@ -124,10 +125,12 @@ def decide(store: Store, request: DecisionRequest) -> DecisionOutcome:
         raise ValueError(f"unknown decision {request.action!r}; expected one of {ACTIONS}")
     if request.via not in SURFACES:
         raise ValueError(f"unknown surface {request.via!r}; expected one of {SURFACES}")
-    reviewer = (request.reviewer or "").strip()
+    reviewer = checked_name(request.reviewer)
     if not reviewer:
         raise ValueError(f"a decision ({request.action}) needs a reviewer")
-    reason = (request.reason or "").strip() or None
+    reason = checked_reason(request.reason)
+    for trajectory_id, why in request.waivers.items():
+        checked_reason(why, f"waiver reason for {trajectory_id!r}")
     if request.action in ALWAYS_NEEDS_REASON and reason is None:
         raise ReasonRequired(reason_needed(request.action) or "a reason is needed")
     if request.action in ("retire", "supersede"):
@@ -162,6 +165,9 @@ def _reject_or_defer(store: Store, request: DecisionRequest, reviewer: str, reas
         ref = PromotionRepository(store).result_ref(request.run_id, request.rule_id)
         if ref is None:
             raise PromotionError(f"rule {request.rule_id} was not replayed in run #{request.run_id}")
+        if ref.run_status != "complete":  # a partial run's verdicts cover only the rules it reached
+            raise RunNotComplete(f"{request.action} refused: run #{request.run_id} is {ref.run_status}; decisions "
+                                 "cite complete runs only (omit the run, or name a complete one)")
         version_id = ref.rule_version_id
         evidence = {"run_id": ref.run_id, "result_id": ref.result_id, "verdict": ref.verdict, "reason": ref.reason,
                     "run_status": ref.run_status}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.domain.names import checked_name, checked_reason
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.row_versions import rule_version
@@ -39,7 +40,9 @@ class WhatIfEdit:
 
 def save_whatif_edit(store: Store, rule_id: int, trigger: str, directive: str, author: str,
                      note: str = WHATIF_NOTE, expected_version: int | None = None) -> WhatIfEdit:
-    if not author.strip():
+    author = checked_name(author, "author name")
+    note = checked_reason(note, "note") or ""
+    if not author:
         raise WhatIfRefused("a reviewer name is needed to save an edited rule")
     if not trigger.strip():
         raise WhatIfRefused("the trigger is empty: a rule needs a 'when'")

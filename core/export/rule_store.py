@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from core.export.atomic import recover, staged_folder
+from core.export.atomic import export_lock, recover, staged_folder, write_file_atomic
 from core.store.engine import Store
 from core.store.promotion_repo import Promotion, PromotionRepository
 from core.store.rule_repo import RuleRepository
@@ -56,7 +54,6 @@ def export_rule_store(store: Store, out_dir: Path | str, include_imported: bool 
     reference's own file format), beside every promotion; retired and superseded as they are."""
     _check_may_export(store)
     out = Path(out_dir).expanduser()
-    previous = _check_target(out)
     promotions = PromotionRepository(store).list()
     notes: list[str] = []
     documents = [(p.standing_id, standing_rule_document(store, p, notes)) for p in promotions]
@@ -66,13 +63,23 @@ def export_rule_store(store: Store, out_dir: Path | str, include_imported: bool 
         if not _RULE_ID.match(standing_id):
             raise RuleStoreExportError(f"refusing to write rule id {standing_id!r}: not a safe file name")
     written: list[Path] = []
+    # The lock spans the check of the folder and the swap: another export into the same
+    # folder waits, so neither builds on (or cleans up) the other's half-finished state.
+    with export_lock(out):
+        previous = _check_target(out)
+        _write_staged(store, out, documents, previous, written)
+    return ExportResult(out, tuple(written), len(documents), tuple(notes))
+
+
+def _write_staged(store: Store, out: Path, documents: list[tuple[str, dict[str, Any]]], previous: set[str],
+                  written: list[Path]) -> None:
     # Built in a staging copy and swapped in whole (core.export.atomic): a kill leaves the
     # previous complete export (or nothing, the first time), never a mix or a half folder.
     with staged_folder(out, clone="link") as staging:
         for standing_id, document in documents:
-            _write_atomic(staging / f"{standing_id}.yaml", _dump(document))
+            write_file_atomic(staging / f"{standing_id}.yaml", _dump(document))
             written.append(out / f"{standing_id}.yaml")
-        _write_atomic(staging / "index.yaml", _dump(index_document([d for _i, d in documents])))
+        write_file_atomic(staging / "index.yaml", _dump(index_document([d for _i, d in documents])))
         written.append(out / "index.yaml")
         names = {p.name for p in written}
         for stale_name in sorted(previous - names):
@@ -80,8 +87,7 @@ def export_rule_store(store: Store, out_dir: Path | str, include_imported: bool 
                 (staging / stale_name).unlink()
         manifest = {"format": FORMAT, "tool": EXTRACTED_BY, "exported_at": utc_now(), "store": str(store.path),
                     "files": sorted(names)}
-        _write_atomic(staging / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    return ExportResult(out, tuple(written), len(documents), tuple(notes))
+        write_file_atomic(staging / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
 
 
 def _check_may_export(store: Store) -> None:
@@ -258,17 +264,3 @@ def index_document(documents: list[dict[str, Any]]) -> dict[str, Any]:
 def _dump(document: Any) -> str:
     return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
 
-
-def _write_atomic(target: Path, content: str) -> None:
-    fd, tmp_name = tempfile.mkstemp(dir=str(target.parent), prefix=f".{target.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise

@@ -24,6 +24,7 @@ from __future__ import annotations
 from core.corpus.limits import MAX_KEY_BYTES, MAX_PATH_BYTES, text_oversize
 from core.domain.errors import ReasonRequired, UnknownTrajectory
 from core.domain.labels import Adjudication, Label, LabelText, SaveResult, TrajectoryKey
+from core.domain.names import checked_name, checked_reason
 from core.store.engine import Store
 from core.store.label_writes import (
     matching_label_in,
@@ -42,7 +43,8 @@ __all__ = ["adjudicate", "import_adjudication", "import_label", "save_label"]
 
 def save_label(store: Store, trajectory_pk: int, reviewer: str, text: LabelText, reason: str | None = None) -> SaveResult:
     """Save ``reviewer``'s label for a trajectory; identical text is a no-op (``changed`` False)."""
-    reviewer = (reviewer or "").strip()
+    reviewer = checked_name(reviewer)
+    reason = checked_reason(reason)
     if not reviewer:
         raise ValueError("a label needs a reviewer")
     new = text.normalised()
@@ -64,10 +66,12 @@ def adjudicate(
 ) -> Adjudication:
     """A lead's ruling: ``text`` the lead wrote, or (``text`` None) ``chosen_reviewer``'s label as it
     is when the ruling is written. It becomes the ground truth; every label stays in the history."""
-    lead = (lead or "").strip()
+    lead = checked_name(lead, "lead name")
+    if chosen_reviewer is not None:
+        chosen_reviewer = checked_name(chosen_reviewer)
     if not lead:
         raise ValueError("an adjudication needs a lead")
-    reason = (reason or "").strip()
+    reason = checked_reason(reason) or ""
     if not reason:
         raise ReasonRequired("an adjudication needs a reason")
     with store.session() as session:

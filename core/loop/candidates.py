@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.domain.names import checked_name, checked_reason
 from core.hashing import sha256_text
 from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile, profile_by_name
@@ -96,7 +97,8 @@ class CreatedCandidate:
 
 def create_candidate(store: Store, trajectory_pk: int, trigger: str, directive: str, author: str, *,
                      because: str | None = None, context: Sequence[str] = ()) -> CreatedCandidate:
-    trigger, directive, author = trigger.strip(), directive.strip(), author.strip()
+    trigger, directive, author = trigger.strip(), directive.strip(), checked_name(author, "author name")
+    because = checked_reason(because, "reason (--because)")
     if not author:
         raise CandidateError("a candidate needs an author (the reviewer's name)")
     if not trigger:

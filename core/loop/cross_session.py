@@ -28,6 +28,9 @@ REDUCTION_TARGET = 0.50
 Record = Mapping[str, Any]
 
 
+MAX_WINDOW_SESSIONS = 10_000  # far beyond any session series; bounds the window's set
+
+
 def _in_window(record: Record, window: frozenset[int] | None) -> bool:
     session = record.get("session")
     # bool is an int in Python, and 0.3.1 uses isinstance(session, int): kept for parity.
@@ -193,17 +196,24 @@ def read_sessions(path: Path) -> list[dict[str, Any]]:
 
 
 def parse_window(text: str | None) -> tuple[int, ...] | None:
-    """``"4,5"`` or ``"4-5"`` -> (4, 5); empty -> None (every session)."""
+    """``"4,5"`` or ``"4-5"`` -> (4, 5); empty -> None (every session). A range that runs
+    backwards (``5-4``) or a window of more than :data:`MAX_WINDOW_SESSIONS` sessions is refused
+    (``1-99999999999`` would otherwise build a set until the memory runs out)."""
     if not text or not text.strip():
         return None
     out: set[int] = set()
-    try:
-        for part in text.split(","):
+    for part in text.split(","):
+        try:
             if "-" in part:
                 lo, hi = (int(p) for p in part.split("-", 1))
-                out.update(range(lo, hi + 1))
             else:
-                out.add(int(part))
-    except ValueError as error:
-        raise ValueError(f"window {text!r}: expected session numbers like 4,5 or 4-5") from error
+                lo = hi = int(part)
+        except ValueError as error:
+            raise ValueError(f"window {text!r}: expected session numbers like 4,5 or 4-5") from error
+        if hi < lo:
+            raise ValueError(f"window {text!r}: the range {lo}-{hi} runs backwards; write {hi}-{lo}")
+        if hi - lo + 1 + len(out) > MAX_WINDOW_SESSIONS:
+            raise ValueError(f"window {text!r}: more than {MAX_WINDOW_SESSIONS:,} sessions; name the sessions "
+                             "to measure (or leave the window empty for every session)")
+        out.update(range(lo, hi + 1))
     return tuple(sorted(out))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from core.domain.errors import RunNotUsable
 from core.metrics.extraction import ExtractionPair, measure
 from core.metrics.ruler import floors as F
 from core.metrics.ruler.model import DEFAULT_SEED, RulerSuite
@@ -28,10 +29,23 @@ EXTRACTION_COMPARATOR = ("reference-0.3.1 lexical matcher for semantic_f1 (no em
 
 
 def resolve_report_run(store: Store, run_id: int | None) -> ReportRun:
-    """The run to read: the one asked for, else the last complete picture (core.store.run_coverage)."""
+    """The run to read: the one asked for, else the last complete picture (core.store.run_coverage).
+
+    A run that did not complete (failed, cancelled, killed, still running) holds results for
+    only the rules it reached; its pass rates and intervals would read as the whole corpus's
+    with nothing but the header saying otherwise. So it is refused, in one line that says how
+    far it got (issue 25 item 7)."""
     chosen = report_run(store, run_id)
     if chosen is None:
-        raise LookupError("no such replay run" if run_id is not None else "no complete replay run in this store")
+        raise LookupError(f"no replay run #{run_id} in this store" if run_id is not None
+                          else "no complete replay run in this store")
+    run = chosen.run
+    if run.status != "complete":
+        reached = len(ReplayRepository(store).results(run.id))
+        raise RunNotUsable(
+            f"replay run #{run.id} is {run.status}: its figures would cover only the {reached} rule result"
+            f"{'s' if reached != 1 else ''} it reached, so no report is made from it; report a complete run "
+            "(omit --run for the newest) or replay again")
     return chosen
 
 

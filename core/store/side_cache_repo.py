@@ -96,8 +96,13 @@ class StoredSides:
         self._pending = None
         try:
             self._repo.put(digest, len(self._trajectories), side_codec.encode(side, digest))
-        except Exception:
-            log.warning("trajectory side: could not be kept in the store", exc_info=True)
+        except Exception as error:
+            # One line (a full disk is a known condition, not a crash): the traceback only at
+            # debug level, for whoever turns logging up.
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            log.warning("trajectory side: could not be kept in the store (%s); the run is saved, the next run "
+                        "builds the side again", first)
+            log.debug("trajectory side: the failed write", exc_info=True)
             return False
         return True
 

@@ -56,3 +56,12 @@ def test_fuzzed_readers_and_imports_never_crash(tmp_path: Path) -> None:
         print(f"\nfuzz {name}: {stats.examples} examples, {stats.issues} issues, {len(stats.crashes)} crashes, "
               f"slowest {stats.slowest_s:.2f} s, peak {peak_mb:.0f} MB")
         assert stats.crashes == [] and stats.malformed_issues == [] and stats.slowest_s < 10
+
+
+def test_two_concurrent_exports_into_one_folder_never_mix(stores: dict[str, Path], tmp_path: Path) -> None:
+    from tests.drills.concurrent_exports import concurrent_export_drill
+
+    drill = concurrent_export_drill(stores, tmp_path, rounds=4)
+    print(f"\n{drill}")
+    assert (drill.mixed, drill.locked, drill.raw_errors, drill.failed, drill.leftovers) == (0, 0, 0, 0, 0), \
+        drill.problems

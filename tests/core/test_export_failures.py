@@ -67,6 +67,19 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_behind(store: Path, tmp_path
 
 
 @pytest.mark.parametrize("kind", sorted(EXPORT_KINDS))
+def test_a_full_disk_names_the_export_and_says_the_previous_one_is_unchanged(
+    store: Path, tmp_path: Path, kind: str
+) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    target = disk / "out"
+    result = _run_in_namespace(f"mount -t tmpfs -o size=4k none '{disk}' && mkdir -p '{target}'",
+                               EXPORT_KINDS[kind](target), store)
+    line = next(line for line in result.stderr.splitlines() if line.startswith("error:"))
+    assert str(target) in line and "previous export there, if any, is unchanged" in line, line
+
+
+@pytest.mark.parametrize("kind", sorted(EXPORT_KINDS))
 def test_a_read_only_target_is_one_line_and_the_previous_export_is_kept(
     store: Path, tmp_path: Path, kind: str
 ) -> None:
