@@ -128,9 +128,11 @@ class MainWindow(QMainWindow):
         self.bulk = BulkDecisions(self)
         self.tab_registry.register(
             self.workspace, "Review", kinds={"decisions", "marks", "rules", "replay", "corpora", "promotion"},
-            refresh=self._refresh_review, sources=(self.review, self.bulk), keys=lambda: [
+            refresh=self._refresh_review, sources=(self.review, self.bulk), focus=lambda: self.workspace.rules.view,
+            keys=lambda: [
                 row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
-        self.tab_registry.register(self.splitter, "Corpus", kinds={"corpora", "labels"}, refresh=self._refresh_corpus)
+        self.tab_registry.register(self.splitter, "Corpus", kinds={"corpora", "labels"}, refresh=self._refresh_corpus,
+                                   focus=lambda: self.table_panel.view)
         self.workflows = WorkflowTabs(self, self.tab_registry, self.db, self.identity,
                                       lambda text: self.statusBar().showMessage(text, 8000), self._show_rule_in_review)
         self.db.changes_applied.connect(self.tab_registry.changes_applied)
@@ -142,7 +144,7 @@ class MainWindow(QMainWindow):
         self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
-        self.tab_registry.register(self.welcome, "Welcome", index=0)
+        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button)
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)
@@ -230,7 +232,7 @@ class MainWindow(QMainWindow):
             self.refresh_history()
 
     def show_review(self) -> None:
-        self.tabs.setCurrentWidget(self.workspace)
+        self.tab_registry.show_tab(self.workspace)
 
     def _start_workflow(self, key: str) -> None:
         if key == "import":
@@ -245,9 +247,9 @@ class MainWindow(QMainWindow):
             self.db.query(lambda s: s.results.has_results(),  # none yet: they stream in as they finish
                           lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
-            self.tabs.setCurrentWidget(self.workflows.labelling)
+            self.tab_registry.show_tab(self.workflows.labelling)
         elif key == "agreement":
-            self.tabs.setCurrentWidget(self.workflows.agreement)
+            self.tab_registry.show_tab(self.workflows.agreement)
 
     def _show_rule_in_review(self, rule_id: int) -> None:
         self.show_review()

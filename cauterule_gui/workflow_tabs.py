@@ -61,6 +61,10 @@ class MetricsTab(QWidget):
             self._stack.addWidget(self.panel)
         self._stale = True
 
+    def keys_home(self) -> QWidget | None:
+        """Ctrl+7: the figures' scroll area (arrows scroll), not the Semantic check box."""
+        return self.panel.scroll if self.panel is not None else None
+
     def mark_stale(self) -> None:
         self._stale = True
 
@@ -94,14 +98,14 @@ class WorkflowTabs:
         self.metrics.set_services(services())
         # Each tab, once: what it shows decides which committed writes refresh it.
         registry.register(self.labelling, "Label", kinds={"labels", "corpora", "agreement"},
-                          refresh=self.labelling.reload)
+                          refresh=self.labelling.reload, focus=self.labelling.keys_home)
         registry.register(self.agreement, "Agreement", kinds={"agreement", "replay", "labels", "corpora"},
-                          refresh=self.agreement.refresh)
+                          refresh=self.agreement.refresh, focus=self.agreement.keys_home)
         registry.register(self.promotion, "Promotion",
                           kinds={"decisions", "promotion", "replay", "rules", "agreement", "marks"},
-                          refresh=self.promotion.refresh)
+                          refresh=self.promotion.refresh, focus=lambda: self.promotion.view)
         registry.register(self.metrics, "Metrics", kinds={"decisions", "promotion", "replay", "labels", "agreement"},
-                          refresh=self.metrics.refresh_now)
+                          refresh=self.metrics.refresh_now, focus=self.metrics.keys_home)
         for panel in (self.labelling, self.agreement, self.promotion):
             panel.status_message.connect(lambda text: show_status(text))
         self.promotion.review_requested.connect(show_rule_in_review)
