@@ -46,7 +46,7 @@ class ImportController(QObject):
         handle = start_import(self._runner, services.store, paths)
         self.handle = handle
         label = "Importing " + ", ".join(Path(p).name for p in paths)
-        self._progress.track(handle, label)
+        self._progress.track(handle, label, unit="files")
         handle.result.connect(lambda summary: self._on_result(summary, show_dialog))
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)

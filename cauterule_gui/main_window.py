@@ -38,6 +38,7 @@ from cauterule_gui.models.rule_table_model import RuleTableModel
 from cauterule_gui.models.trajectory_table_model import TrajectoryTableModel
 from cauterule_gui.panels.corpus_navigator import CorpusNavigatorPanel
 from cauterule_gui.panels.import_dialogs import JobProgressWidget
+from cauterule_gui.status_bar import ElidedLabel, WindowStatusBar
 from cauterule_gui.panels.review_workspace import ReviewWorkspace
 from cauterule_gui.panels.run_history_dock import RunHistoryDock
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
@@ -108,7 +109,9 @@ class MainWindow(QMainWindow):
         self.history.hide()
 
         # Status bar: jobs, store, reviewer, embedding model.
-        self.store_label = plain_label("", self)
+        self.store_label = ElidedLabel(self, Qt.TextElideMode.ElideMiddle)  # the path's both ends matter
+        self.store_label.setMinimumWidth(self.fontMetrics().averageCharWidth() * 28)
+        self.store_label.setMaximumWidth(self.fontMetrics().averageCharWidth() * 60)
         self.store_label.setObjectName("storePath")
         self.reviewer_label = plain_label("", self)
         self.reviewer_label.setObjectName("reviewerName")
@@ -117,8 +120,12 @@ class MainWindow(QMainWindow):
         self.progress = JobProgressWidget(self)
         self.replay_progress = JobProgressWidget(self)
         self.replay_progress.setObjectName("replayProgress")
-        for widget in (self.progress, self.replay_progress, self.store_label, self.reviewer_label, self.model_label):
-            self.statusBar().addPermanentWidget(widget)
+        status_bar = WindowStatusBar(self)
+        self.setStatusBar(status_bar)
+        for widget in (self.progress, self.replay_progress):
+            status_bar.addPermanentWidget(widget)
+        for widget in (self.store_label, self.reviewer_label, self.model_label):
+            status_bar.add_section(widget)
         self.importer = ImportController(runner, lambda: self.services, self.progress, self)
         self.review = ReviewController(self.db, self.identity, self.workspace.rules,
                                        self.workspace.evidence, self.workspace.viewer, self)
@@ -366,8 +373,7 @@ class MainWindow(QMainWindow):
 
     def _show_store_path(self) -> None:
         path = str(self.services.path) if self.services else "no store"
-        self.store_label.setText(f"Store: {path}")
-        self.store_label.setToolTip(None)
+        self.store_label.set_full_text(f"Store: {path}")
         if self.services is not None:
             remember_store(self._settings, self.services.path)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -36,8 +37,9 @@ class JobProgressWidget(QWidget):
         self.eta_label = plain_label("", self)
         self.eta_label.setObjectName("jobEta")
         self._started = 0.0
+        self._unit: str | Callable[[str], str] = ""
         self.bar = QProgressBar(self)
-        self.bar.setMaximumWidth(220)
+        self.bar.setMaximumWidth(260)
         self.bar.setTextVisible(True)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setAccessibleName("Cancel the running job")
@@ -55,8 +57,11 @@ class JobProgressWidget(QWidget):
         self.cancel_button.clicked.connect(self._cancel)
         self.hide()
 
-    def track(self, handle: JobHandle, label: str) -> None:
+    def track(self, handle: JobHandle, label: str, unit: str | Callable[[str], str] = "") -> None:
+        """Follow ``handle``; the bar reads "368 / 469 <unit>" (``unit`` may be read from the
+        job's progress message, e.g. the replay's "pairs" / "texts")."""
         self._handle = handle
+        self._unit = unit
         self._started = time.monotonic()
         self.eta_label.setText("")
         self.label.setText(label)
@@ -74,7 +79,8 @@ class JobProgressWidget(QWidget):
         if total > 0:
             self.bar.setRange(0, total)
             self.bar.setValue(done)
-            self.bar.setFormat(f"{done:,}/{total:,}")
+            unit = self._unit(message) if callable(self._unit) else self._unit
+            self.bar.setFormat(f"{done:,} / {total:,} {unit}".rstrip())
             self.eta_label.setText(eta_text(time.monotonic() - self._started, done, total))
         if message:
             self.bar.setToolTip(message)
