@@ -194,6 +194,9 @@ class MainWindow(QMainWindow):
         self.importer.import_done.connect(self._on_import_done)
         self.identity.changed.connect(self._show_reviewer)
         self.replay.replay_started.connect(lambda _r: self._set_store_actions_enabled(False))
+        for panel in (self.workspace.rules, self.workspace.evidence):  # an empty Review tab says why
+            self.replay.replay_started.connect(lambda _r, p=panel: p.set_replaying(True))
+            self.replay.replay_done.connect(lambda p=panel: p.set_replaying(False))
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)

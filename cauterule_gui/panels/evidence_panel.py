@@ -53,6 +53,9 @@ if TYPE_CHECKING:
     from cauterule_gui.db.executor import DatabaseExecutor
 
 AUTO_OPEN_ORDER = ("prevented", "near_miss", "missed")
+NO_RULE_TEXT = "No rule selected: select one in the rules table (J / K) to see its evidence and decide"
+REPLAYING_TEXT = ("Replay running: rules appear in the table as each one finishes; select one (J / K) "
+                  "to see its evidence and decide")
 
 
 def key_button(action: QAction, parent: QWidget, label: str | None = None) -> QToolButton:
@@ -96,7 +99,9 @@ class EvidencePanel(QWidget):
         self._marks: dict[int | None, str] = {}
         self._programmatic = False
 
-        self.title = _bold(plain_label("No rule selected", self))
+        self.no_rule_text = NO_RULE_TEXT
+        self.title = _bold(plain_label(NO_RULE_TEXT, self))
+        self.title.setWordWrap(True)
         self.title.setObjectName("ruleTitle")
         self.title.setWordWrap(True)
         self.trigger_label = plain_label("", self)
@@ -230,6 +235,12 @@ class EvidencePanel(QWidget):
         bucket = next((b for b in AUTO_OPEN_ORDER if self.count(b)), "broken" if self.count("broken") else "prevented")
         self.set_bucket(bucket, auto_open=bucket != "broken")
 
+    def set_replaying(self, running: bool) -> None:
+        """What the empty board says: the run is on its way, or which key selects a rule."""
+        self.no_rule_text = (REPLAYING_TEXT if running else NO_RULE_TEXT)
+        if self.rule is None:
+            self._show_header()
+
     def update_flags(self, viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str],
                      unopened: int | None = None) -> None:
         """The reviewer's flags changed; ``unopened`` (broken rows left to open) when it was read."""
@@ -242,7 +253,7 @@ class EvidencePanel(QWidget):
     def _show_header(self) -> None:
         rule, result = self.rule, self.result
         if rule is None:
-            self.title.setText("No rule selected")
+            self.title.setText(self.no_rule_text)
             for label in (self.trigger_label, self.directive_label, self.verdict_label, self.status_label):
                 label.setText("")
             self.verdict_label.setPalette(self.palette())
