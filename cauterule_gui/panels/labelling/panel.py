@@ -158,7 +158,10 @@ class LabellingPanel(QueuePage, EditorPage, FeedbackPage, GuidelinesPage, StoreP
         key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory", "Next trajectory (label saved first)")
         key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory", "Previous trajectory")
         # From the queue, Tab or Enter goes straight to the When field (the viewer is read with the mouse).
-        QWidget.setTabOrder(self.view, self.trigger)
+        chain = [self.view, self.trigger, self.directive, self.variants.list, self.variants.add_button,
+                 self.variants.remove_button, self.note, self.use_imported, self.no_rule]
+        for before, after in zip(chain, chain[1:]):
+            QWidget.setTabOrder(before, after)
         for seq in ("Return", "Enter"):
             to_editor = QShortcut(QKeySequence(seq), self.view)
             to_editor.setContext(Qt.ShortcutContext.WidgetShortcut)
