@@ -18,6 +18,7 @@ from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.export_actions import export_rule_store_interactive
+from cauterule_gui.glossary import VERDICT_REASONS, longest
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement import AgreementPanel
@@ -30,11 +31,14 @@ from cauterule_gui.tab_registry import TabRegistry
 
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 # The agreement cell's numbers are read whole (a gate shown as "0.25 […] < 0.80" says nothing).
-PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_STALE: "⚠ stale",
-                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80", pq.COL_GROUP: "human approval required"}
+# Code words (verdict reason, decision and state) are never elided: their columns are sized
+# to the widest glossary word; the text columns share the rest.
+PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE: "⚠ stale",
+                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80", pq.COL_GROUP: "human approval required",
+                   pq.COL_DECISION: "✓ approved · superseded"}
 PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
                       pq.COL_BROKEN: (0.6, 8), pq.COL_DUPLICATES: (0.6, 6),
-                      pq.COL_CONFLICTS: (0.6, 6), pq.COL_DECISION: (0.8, 10)}
+                      pq.COL_CONFLICTS: (0.6, 6)}
 
 
 class MetricsTab(QWidget):

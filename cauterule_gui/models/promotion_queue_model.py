@@ -27,6 +27,7 @@ from core.store.promotion_repo import PromotionRepository
 from core.store.rule_repo import RuleRepository
 
 from cauterule_gui import theme
+from cauterule_gui.glossary import explain, word
 from cauterule_gui.models.formatting import VERDICT_TEXT
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -94,8 +95,16 @@ def rule_label(item: QueueItem) -> str:
 
 
 def verdict_text(item: QueueItem) -> str:
+    """"✓ pass", or the symbol and the reason's short word ("? near misses", "✗ breaks successes"):
+    the symbol and colour say the verdict, the tooltip says it whole."""
     text = VERDICT_TEXT.get(item.verdict, item.verdict)
-    return text if item.reason == item.verdict else f"{text} · {item.reason}"
+    if item.reason in (item.verdict, "pass"):
+        return text
+    return f"{text.split(' ', 1)[0]} {word(item.reason)}"
+
+
+def verdict_tooltip(item: QueueItem) -> str:
+    return f"{item.verdict}: {explain(item.reason)}"
 
 
 def broken_text(gate: Gate) -> str:
@@ -152,13 +161,24 @@ def conflicts_text(gate: Gate) -> str:
 
 
 def decision_text(item: QueueItem) -> str:
+    """The decision and the standing rule's state ("✓ approved · active"); the standing id is in
+    the Rule column and the tooltip (with it, the cell was elided to "✓ appr…active")."""
     if item.decision is None and item.standing_id:
         # An imported standing rule awaits no decision: its state is what matters.
-        return f"{item.standing_id} {item.promotion_status}"
+        return f"{item.promotion_status}"
     text = "· undecided" if item.decision is None else DECISION_TEXT.get(item.decision, item.decision)
     if item.standing_id:
-        text += f" · {item.standing_id} {item.promotion_status}"
+        text += f" · {item.promotion_status}"
     return text
+
+
+def decision_tooltip(item: QueueItem) -> str:
+    parts = [decision_text(item)]
+    if item.standing_id:
+        parts.append(f"standing rule {item.standing_id} ({item.promotion_status})")
+    if item.decided_by:
+        parts.append(f"by {item.decided_by}" + (f": {item.decision_reason}" if item.decision_reason else ""))
+    return ", ".join(parts)
 
 
 def is_stale(item: QueueItem) -> bool:
@@ -233,14 +253,16 @@ def _swatch_name(item: QueueItem, column: int) -> str | None:
 def tooltip_text(item: QueueItem, column: int) -> str:
     if column == COL_GROUP:
         return item.wording
+    if column == COL_VERDICT:
+        return f"{verdict_tooltip(item)}\n{item.gate('verdict').detail}"
     if column in _GATE_COLUMNS:
         return item.gate(_GATE_COLUMNS[column]).detail
     if column in (COL_RULE, COL_TRIGGER):
         return f"{item.origin} (version {item.version})\nwhen: {item.trigger}\ndo: {item.directive}"
     if column == COL_STALE and item.stale is not None:
         return item.stale.summary
-    if column == COL_DECISION and item.decision is not None:
-        return f"{item.decision} by {item.decided_by}: {item.decision_reason or '—'}"
+    if column == COL_DECISION:
+        return decision_tooltip(item)
     return cell_text(item, column)
 
 

@@ -36,6 +36,7 @@ from core.store.workspace_query import BUCKETS, WorkspaceRule
 
 from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.glossary import FLOORS, longest
 from cauterule_gui.models import evidence_table_model as ev
 from cauterule_gui.models.evidence_table_model import OUTCOME_ROLE, EvidenceTableModel
 from cauterule_gui.models.formatting import (
@@ -159,9 +160,9 @@ class EvidencePanel(QWidget):
         # Every column on screen from 1280 px up; ids and corpora elided in the middle (two ids
         # that share a prefix still read differently), the full text in the tooltip and viewer.
         self.column_fit = ColumnFit(
-            self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened"},
-            {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_FLOOR: (0.3, 8),
-             ev.COL_MARK: (0.3, 5)})
+            self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened",
+                        ev.COL_FLOOR: longest(FLOORS)},  # a floor's word is never elided
+            {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_MARK: (0.3, 5)})
         self.column_fit.elide_left(ev.COL_CORPUS)  # …/golden, not cor…den
         self.empty_label = plain_label("", self)
         self.empty_label.setObjectName("evidenceEmpty")

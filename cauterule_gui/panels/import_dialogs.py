@@ -22,7 +22,15 @@ from PySide6.QtWidgets import (
 from core.store.dto import ImportSummary
 
 from cauterule_gui.jobs import JobHandle
-from cauterule_gui.models.import_issue_table_model import ImportIssueTableModel
+from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.models.import_issue_table_model import (
+    COL_CORPUS,
+    COL_FIELD,
+    COL_FILE,
+    COL_LINE,
+    COL_REASON,
+    ImportIssueTableModel,
+)
 from cauterule_gui.plain_text import plain_label
 
 SHOW_AFTER_MS = 500  # short jobs finish without the progress bar flashing
@@ -139,11 +147,14 @@ class ImportResultDialog(QDialog):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
+        # The reason is what the reviewer reads: it gets the room and wraps; the file path is
+        # elided at its front (its name stays), whole in the tooltip.
+        self.table.setWordWrap(True)
         self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.column_fit = ColumnFit(self.table, {COL_LINE: "12345", COL_FIELD: "expected_outcome"},
+                                    {COL_FILE: (1.0, 14), COL_REASON: (3.0, 30), COL_CORPUS: (0.6, 8)})
+        self.column_fit.elide_left(COL_FILE, COL_CORPUS)
         self.table.setVisible(bool(summary.issues))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
