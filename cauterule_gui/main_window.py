@@ -200,6 +200,8 @@ class MainWindow(QMainWindow):
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)
+        # The Label tab's feedback words its semantic state like the status bar does.
+        self.replay.model_state_changed.connect(lambda text: setattr(self.workflows.labelling, "window_model_state", text))
         self.replay.model_state_changed.connect(
             lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
         self.workflows.remember_semantic_choice(self._settings)

@@ -34,7 +34,7 @@ KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unt
 # Code words (verdict reason, decision and state) are never elided: their columns are sized
 # to the widest glossary word; the text columns share the rest.
 PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE: "⚠ stale",
-                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80", pq.COL_GROUP: "human approval required",
+                   pq.COL_AGREEMENT: "⚠ 0.00 [0.00–0.00] spans 0.80 · run", pq.COL_GROUP: "human approval required",
                    pq.COL_DECISION: "✓ approved · superseded"}
 PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
                       pq.COL_BROKEN: (0.6, 8), pq.COL_DUPLICATES: (0.6, 6),

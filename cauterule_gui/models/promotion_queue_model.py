@@ -43,6 +43,7 @@ STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # the gate state behind a cell (pass 
 # For the summary line only; each row says what it means (``QueueItem.wording``).
 SUMMARY_GROUPS = {0: "ready", 1: "stale approval", 2: "not passing", 3: "deferred", 4: "decided", 5: "not replayed"}
 GATE_SYMBOL = {"pass": "✓", "fail": "✗", "warn": "⚠", "not_measured": "—"}
+RUN_POOLED = "run_pooled"  # gate data "scope" (core.promotion.gates): none of the rule's items was judged
 DECISION_TEXT = {"approve": "✓ approved", "reject": "✗ rejected", "defer": "… deferred"}
 _SWATCH_FOR_STATE = {"pass": "pass", "fail": "fail", "warn": "inconclusive", "stale": "fail"}
 _GATE_COLUMNS = {COL_BROKEN: "broken_reviewed", COL_AGREEMENT: "agreement", COL_DUPLICATES: "duplicates",
@@ -120,18 +121,25 @@ def broken_text(gate: Gate) -> str:
 
 
 def agreement_text(gate: Gate) -> str:
+    """The agreement cell: the same numbers as the gate's detail whenever they exist.
+
+    Measured but undecided (the interval spans the gate) reads "⚠ 0.67 [0.21–0.94] spans 0.80",
+    never "— not measured" beside a detail that shows the numbers. A rule none of whose items
+    was judged carries the run's pooled gate and says so ("· run")."""
     if gate.data.get("source") == "blind sessions":
         # The cell carries the numbers; the sentence ("human approval required: …") is the
         # row's Queue wording, its tooltip and the detail pane (a table cell elides it).
         blind = gate.data.get("blind") or {}
         found = blind.get("agreement") or {}
         value, low, high = found.get("value"), found.get("ci_low"), found.get("ci_high")
-        symbol = GATE_SYMBOL.get(gate.state, "")
-        if gate.state == "not_measured" or not all(isinstance(v, (int, float)) for v in (value, low, high)):
+        if not all(isinstance(v, (int, float)) for v in (value, low, high)):
             return "— not measured"
         threshold = float(blind.get("threshold", 0.8))
+        decided = gate.state in ("pass", "fail")
+        symbol = GATE_SYMBOL.get(gate.state if decided else "warn", "")
         relation = {"pass": "≥", "fail": "<"}.get(gate.state, "spans")
-        return f"{symbol} {value:.2f} [{low:.2f}–{high:.2f}] {relation} {threshold:.2f}"
+        pooled = " · run" if gate.data.get("scope") == RUN_POOLED else ""
+        return f"{symbol} {value:.2f} [{low:.2f}–{high:.2f}] {relation} {threshold:.2f}{pooled}"
     if gate.state == "not_measured":
         return "— not measured"
     value, low = gate.data.get("agreement"), gate.data.get("ci_low")
@@ -255,6 +263,9 @@ def tooltip_text(item: QueueItem, column: int) -> str:
         return item.wording
     if column == COL_VERDICT:
         return f"{verdict_tooltip(item)}\n{item.gate('verdict').detail}"
+    if column == COL_AGREEMENT and item.gate("agreement").data.get("scope") == RUN_POOLED:
+        return (f"{item.gate('agreement').detail}\n· run: the run's pooled agreement gate; none of this "
+                "rule's own items was judged")
     if column in _GATE_COLUMNS:
         return item.gate(_GATE_COLUMNS[column]).detail
     if column in (COL_RULE, COL_TRIGGER):

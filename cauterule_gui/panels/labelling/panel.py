@@ -75,6 +75,7 @@ class LabellingPanel(QueuePage, EditorPage, FeedbackPage, GuidelinesPage, StoreP
         self._explicit_empty = False  # "No rule expected" pressed: an empty label is worth saving
         self._saved_at: str | None = None
         self._unconfirmed: str | None = None  # why a stray-key label was not saved
+        self.window_model_state = ""  # the status bar's embedding model state (feedback words it alike)
         self.last_feedback: LabelFeedback | None = None
 
         self._build_filters()
