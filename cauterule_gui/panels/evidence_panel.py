@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QTabBar,
     QTableView,
     QToolButton,
@@ -127,6 +128,12 @@ class EvidencePanel(QWidget):
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
         self.banner.setMargin(4)
         self.banner.hide()
+        self.reveal_button = QPushButton("Show evidence anyway", self)
+        self.reveal_button.setObjectName("revealEvidence")
+        self.reveal_button.setToolTip("Show this rule's buckets before you finish your blind session")
+        self.reveal_button.hide()
+        self._reveal: Callable[[], None] | None = None
+        self.reveal_button.clicked.connect(lambda: self._reveal() if self._reveal is not None else None)
 
         self.decision_bar = QHBoxLayout()
         self.decision_bar.setContentsMargins(0, 0, 0, 0)
@@ -178,6 +185,7 @@ class EvidencePanel(QWidget):
         layout.addLayout(self.verdict_bar)
         layout.addLayout(self.decision_bar)
         layout.addWidget(self.banner)
+        layout.addWidget(self.reveal_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.tabs)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.empty_label)
@@ -389,6 +397,15 @@ class EvidencePanel(QWidget):
             self.evidence_opened.emit(value, not self._programmatic)
 
     # -- messages ----------------------------------------------------------------------
+    def offer_reveal(self, reveal: Callable[[], None]) -> None:
+        """The board is hidden (a blind session): a button shows it anyway."""
+        self._reveal = reveal
+        self.reveal_button.show()
+
+    def hide_reveal(self) -> None:
+        self._reveal = None
+        self.reveal_button.hide()
+
     def show_message(self, text: str, *, warning: bool = True) -> None:
         self.banner.setText(("⚠ " if warning else "") + text)
         swatch = theme.swatch("broken" if warning else "missed", self.palette())

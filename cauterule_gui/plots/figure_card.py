@@ -76,6 +76,7 @@ class FigureCard(QFrame):
         self.rendered: RenderedFigure | None = None
         self.image = QLabel(self)
         self.image.setObjectName(f"figure_{name}")
+        self.image.setTextFormat(Qt.TextFormat.PlainText)
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image.setMinimumHeight(int(size[1] * 80))
         self.image.setText("Drawing…")
