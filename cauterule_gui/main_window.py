@@ -38,7 +38,6 @@ from cauterule_gui.models.rule_table_model import RuleTableModel
 from cauterule_gui.models.trajectory_table_model import TrajectoryTableModel
 from cauterule_gui.panels.corpus_navigator import CorpusNavigatorPanel
 from cauterule_gui.panels.import_dialogs import JobProgressWidget
-from cauterule_gui.status_bar import ElidedLabel, WindowStatusBar
 from cauterule_gui.panels.review_workspace import ReviewWorkspace
 from cauterule_gui.panels.run_history_dock import RunHistoryDock
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
@@ -51,6 +50,7 @@ from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
+from cauterule_gui.status_bar import ElidedLabel, WindowStatusBar
 from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController

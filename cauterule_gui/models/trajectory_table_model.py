@@ -15,8 +15,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter
 from core.store.dto import TrajectorySummary
 
-from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.glossary import word
+from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 
 from core.store.dto import ImportSummary
 
-from cauterule_gui.jobs import JobHandle
 from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.jobs import JobHandle
 from cauterule_gui.models.import_issue_table_model import (
     COL_CORPUS,
     COL_FIELD,
