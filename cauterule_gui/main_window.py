@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QWidget,
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self.store_label = ElidedLabel(self, Qt.TextElideMode.ElideMiddle)  # the path's both ends matter
         self.store_label.setMinimumWidth(self.fontMetrics().averageCharWidth() * 28)
         self.store_label.setMaximumWidth(self.fontMetrics().averageCharWidth() * 60)
+        self.store_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.store_label.setObjectName("storePath")
         self.reviewer_label = plain_label("", self)
         self.reviewer_label.setObjectName("reviewerName")

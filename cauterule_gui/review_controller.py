@@ -165,9 +165,8 @@ class ReviewController(ReviewMarks, QObject):
         buckets (replay's answers) stay hidden, with why and how to show them anyway."""
         self.evidence.show_rule(rule, None)
         self.evidence.show_message(
-            f"Evidence hidden: this rule is in your unfinished blind agreement session {session}. "
-            "Seeing replay's buckets before judging would make your judgements not blind. Finish the "
-            "session (Agreement tab), or press “Show evidence anyway”.", warning=False)
+            f"Evidence hidden: this rule is in your unfinished blind agreement session {session}; its "
+            "buckets are replay's answers. Finish the session first, or show them anyway.", warning=False)
         self.evidence.offer_reveal(lambda: self.reveal_evidence(rule.origin))
 
     def reveal_evidence(self, origin: str) -> None:

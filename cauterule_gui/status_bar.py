@@ -9,7 +9,7 @@ its own label, elided at the right with the whole text in its tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QStatusBar, QWidget
 
@@ -31,6 +31,16 @@ class ElidedLabel(QLabel):
 
     def full_text(self) -> str:
         return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """The whole text's width (capped by the maximum width): a permanent section asks for
+        what it shows, so it never overlaps its neighbour."""
+        hint = super().sizeHint()
+        wanted = self.fontMetrics().horizontalAdvance(" ".join(self._full.split())) + 4
+        return QSize(max(self.minimumWidth(), min(wanted, self.maximumWidth())), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(self.minimumWidth(), super().minimumSizeHint().height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -37,7 +37,7 @@ from core.store.workspace_query import BUCKETS, WorkspaceRule
 
 from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
-from cauterule_gui.glossary import FLOORS, longest
+from cauterule_gui.glossary import FLOORS, longest, word
 from cauterule_gui.models import evidence_table_model as ev
 from cauterule_gui.models.evidence_table_model import OUTCOME_ROLE, EvidenceTableModel
 from cauterule_gui.models.formatting import (
@@ -275,7 +275,7 @@ class EvidencePanel(QWidget):
         if result is not None:
             pools = f"   ·   precision {pool_text(result.precision_pool)}"
         self.verdict_label.setText(
-            f"Verdict: {VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})   ·   "
+            f"Verdict: {VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({word(rule.reason)})   ·   "
             f"precision {rate(rule.precision, rule.precision_ci)}   ·   recall {rate(rule.recall, rule.recall_ci)}"
             f"   ·   threshold {rule.threshold:.2f}{pools}"
         )

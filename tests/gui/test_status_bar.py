@@ -26,6 +26,9 @@ def test_a_long_message_and_the_store_path_are_separate_widgets(qtbot: Any, wind
     assert window.statusBar().currentMessage() == message
     assert shown.toolTip() == message  # elided on screen, whole in the tooltip
     assert not shown.geometry().intersects(store.geometry())
+    reviewer = window.findChild(QLabel, "reviewerName")
+    assert reviewer is not None and not reviewer.geometry().intersects(store.geometry())
+    assert store.width() >= store.minimumWidth() > 0
 
 
 def test_the_bar_names_its_unit(qtbot: Any, runner: JobRunner) -> None:
