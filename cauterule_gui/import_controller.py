@@ -46,7 +46,7 @@ class ImportController(QObject):
         handle = start_import(self._runner, services.store, paths)
         self.handle = handle
         label = "Importing " + ", ".join(Path(p).name for p in paths)
-        self._progress.track(handle, label)
+        self._progress.track(handle, label, unit="files")
         handle.result.connect(lambda summary: self._on_result(summary, show_dialog))
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)
@@ -65,10 +65,12 @@ class ImportController(QObject):
             f"Import finished: {summary.imported} imported, {summary.rejected} rejected "
             f"(report #{summary.report_id})"
         )
-        self.import_finished.emit(summary)
         if show_dialog:
             self.last_dialog = ImportResultDialog(summary, self._parent)
             self.last_dialog.open()  # window-modal, does not block the event loop
+        # Announced once the report is on screen: what follows an import (the offer to replay)
+        # waits for the report to close instead of opening on top of it.
+        self.import_finished.emit(summary)
 
     def _on_error(self, failure: JobFailure) -> None:
         self.status_message.emit(f"Import failed: {failure}")

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QWidget,
@@ -50,6 +51,7 @@ from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
+from cauterule_gui.status_bar import ElidedLabel, WindowStatusBar
 from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
@@ -108,7 +110,10 @@ class MainWindow(QMainWindow):
         self.history.hide()
 
         # Status bar: jobs, store, reviewer, embedding model.
-        self.store_label = plain_label("", self)
+        self.store_label = ElidedLabel(self, Qt.TextElideMode.ElideMiddle)  # the path's both ends matter
+        self.store_label.setMinimumWidth(self.fontMetrics().averageCharWidth() * 28)
+        self.store_label.setMaximumWidth(self.fontMetrics().averageCharWidth() * 60)
+        self.store_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.store_label.setObjectName("storePath")
         self.reviewer_label = plain_label("", self)
         self.reviewer_label.setObjectName("reviewerName")
@@ -117,8 +122,12 @@ class MainWindow(QMainWindow):
         self.progress = JobProgressWidget(self)
         self.replay_progress = JobProgressWidget(self)
         self.replay_progress.setObjectName("replayProgress")
-        for widget in (self.progress, self.replay_progress, self.store_label, self.reviewer_label, self.model_label):
-            self.statusBar().addPermanentWidget(widget)
+        status_bar = WindowStatusBar(self)
+        self.setStatusBar(status_bar)
+        for widget in (self.progress, self.replay_progress):
+            status_bar.addPermanentWidget(widget)
+        for widget in (self.store_label, self.reviewer_label, self.model_label):
+            status_bar.add_section(widget)
         self.importer = ImportController(runner, lambda: self.services, self.progress, self)
         self.review = ReviewController(self.db, self.identity, self.workspace.rules,
                                        self.workspace.evidence, self.workspace.viewer, self)
@@ -129,9 +138,11 @@ class MainWindow(QMainWindow):
         self.bulk = BulkDecisions(self)
         self.tab_registry.register(
             self.workspace, "Review", kinds={"decisions", "marks", "rules", "replay", "corpora", "promotion"},
-            refresh=self._refresh_review, sources=(self.review, self.bulk), keys=lambda: [
+            refresh=self._refresh_review, sources=(self.review, self.bulk), focus=lambda: self.workspace.rules.view,
+            keys=lambda: [
                 row for name, actions in self.review_actions.groups.items() for row in rows_of_actions(name, actions)])
-        self.tab_registry.register(self.splitter, "Corpus", kinds={"corpora", "labels"}, refresh=self._refresh_corpus)
+        self.tab_registry.register(self.splitter, "Corpus", kinds={"corpora", "labels"}, refresh=self._refresh_corpus,
+                                   focus=lambda: self.table_panel.view)
         self.workflows = WorkflowTabs(self, self.tab_registry, self.db, self.identity,
                                       lambda text: self.statusBar().showMessage(text, 8000), self._show_rule_in_review)
         self.db.changes_applied.connect(self.tab_registry.changes_applied)
@@ -143,7 +154,7 @@ class MainWindow(QMainWindow):
         self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
-        self.tab_registry.register(self.welcome, "Welcome", index=0)
+        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button)
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)
@@ -186,9 +197,14 @@ class MainWindow(QMainWindow):
         self.importer.import_done.connect(self._on_import_done)
         self.identity.changed.connect(self._show_reviewer)
         self.replay.replay_started.connect(lambda _r: self._set_store_actions_enabled(False))
+        for panel in (self.workspace.rules, self.workspace.evidence):  # an empty Review tab says why
+            self.replay.replay_started.connect(lambda _r, p=panel: p.set_replaying(True))
+            self.replay.replay_done.connect(lambda p=panel: p.set_replaying(False))
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
         self.replay.model_state_changed.connect(self.model_label.setText)
+        # The Label tab's feedback words its semantic state like the status bar does.
+        self.replay.model_state_changed.connect(lambda text: setattr(self.workflows.labelling, "window_model_state", text))
         self.replay.model_state_changed.connect(
             lambda text: self.workflows.model_ready(self._settings) if text.startswith("semantic matching ready") else None)
         self.workflows.remember_semantic_choice(self._settings)
@@ -231,7 +247,7 @@ class MainWindow(QMainWindow):
             self.refresh_history()
 
     def show_review(self) -> None:
-        self.tabs.setCurrentWidget(self.workspace)
+        self.tab_registry.show_tab(self.workspace)
 
     def _start_workflow(self, key: str) -> None:
         if key == "import":
@@ -246,9 +262,9 @@ class MainWindow(QMainWindow):
             self.db.query(lambda s: s.results.has_results(),  # none yet: they stream in as they finish
                           lambda has: None if has else self.replay_everything(), name="has results")
         elif key == "label":
-            self.tabs.setCurrentWidget(self.workflows.labelling)
+            self.tab_registry.show_tab(self.workflows.labelling)
         elif key == "agreement":
-            self.tabs.setCurrentWidget(self.workflows.agreement)
+            self.tab_registry.show_tab(self.workflows.agreement)
 
     def _show_rule_in_review(self, rule_id: int) -> None:
         self.show_review()
@@ -365,8 +381,7 @@ class MainWindow(QMainWindow):
 
     def _show_store_path(self) -> None:
         path = str(self.services.path) if self.services else "no store"
-        self.store_label.setText(f"Store: {path}")
-        self.store_label.setToolTip(None)
+        self.store_label.set_full_text(f"Store: {path}")
         if self.services is not None:
             remember_store(self._settings, self.services.path)
 

@@ -104,7 +104,7 @@ class ReplayController(QObject):
         self.request, self.live_run_id = request, None
         handle = start_replay(self._runner, services.path, request, self.process)
         self.handle = handle
-        self._progress.track(handle, f"Replaying {label}")
+        self._progress.track(handle, f"Replaying {label}", unit=lambda message: message or "pairs")
         self._phase = ("", 0.0)
         self.progress_text = f"Replaying {label}: starting…"
         # Connected after track(): this slot runs after the widget's and corrects its ETA,

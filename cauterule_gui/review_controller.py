@@ -43,6 +43,7 @@ from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs.runner import JobHandle
+from cauterule_gui.models import agreement_data
 from cauterule_gui.panels.audit_dialog import AuditDialog
 from cauterule_gui.panels.evidence_panel import EvidencePanel
 from cauterule_gui.panels.reason_dialog import ReasonDialog
@@ -74,6 +75,7 @@ class ReviewController(ReviewMarks, QObject):
         self.viewer = viewer
         self._parent = dialog_parent
         self.rule: WorkspaceRule | None = None
+        self.revealed: set[str] = set()  # rule origins whose evidence the reviewer chose to see mid-session
         self.reason_dialog: ReasonDialog | None = None
         self.audit_dialog: AuditDialog | None = None
         self.conflict_dialog: ConflictDialog | None = None
@@ -120,6 +122,7 @@ class ReviewController(ReviewMarks, QObject):
         previous = self.rule
         self.rule = rule
         if rule is None or self.db.services() is None:
+            self.evidence.hide_reveal()
             self.evidence.show_rule(None, None)
             self.viewer.show_trajectory(None)
             return
@@ -136,18 +139,45 @@ class ReviewController(ReviewMarks, QObject):
             return  # this board is already on its way (the rule was re-selected meanwhile): shown() uses self.rule
         self.evidence.clear_message()
 
-        def shown(bundle: Any) -> None:
+        origin = rule.origin
+
+        def shown(answer: tuple[Any, str | None]) -> None:
+            bundle, blind_session = answer
             current = self.rule
             if current is not None and current.result_id == result_id and self.identity.name == reviewer:
+                if blind_session is not None and origin not in self.revealed:
+                    self._hide_for_blind_session(current, blind_session)
+                    return
+                self.evidence.hide_reveal()
                 self.evidence.show_rule(current, bundle)  # each bucket's size and first page
                 self._update_refusal()  # a refusal that came back before the board keeps its banner
                 restore, self._restore = self._restore, None
                 if restore is not None and restore[0] == current.rule_id:
                     self.evidence.restore_row(restore[1], restore[2])
 
-        handle = self.db.query(lambda s: s.results.evidence_bundle(result_id, reviewer), shown,
-                               name="evidence", key=f"evidence:{id(self)}")
+        def read(s: Any) -> tuple[Any, str | None]:
+            blind_session = agreement_data.unfinished_blind_session(s.store, reviewer, origin)
+            return (None if blind_session is not None and origin not in self.revealed
+                    else s.results.evidence_bundle(result_id, reviewer)), blind_session
+
+        handle = self.db.query(read, shown, name="evidence", key=f"evidence:{id(self)}")
         self._board_reading = None if handle is None else ((result_id, reviewer, services), handle)
+
+    def _hide_for_blind_session(self, rule: WorkspaceRule, session: str) -> None:
+        """Blind means blind: while the reviewer's session holding this rule is unfinished, its
+        buckets (replay's answers) stay hidden, with why and how to show them anyway."""
+        self.evidence.show_rule(rule, None)
+        self.evidence.show_message(
+            f"Evidence hidden: this rule is in your unfinished blind agreement session {session}; its "
+            "buckets are replay's answers. Finish the session first, or show them anyway.", warning=False)
+        self.evidence.offer_reveal(lambda: self.reveal_evidence(rule.origin))
+
+    def reveal_evidence(self, origin: str) -> None:
+        """The reviewer chose to see a session rule's evidence before finishing the session."""
+        self.revealed.add(origin)
+        rule, self.rule = self.rule, None
+        self.evidence.clear_message()
+        self.show_rule(rule)
 
     def _refresh_flags(self) -> None:
         reviewer = self.identity.name

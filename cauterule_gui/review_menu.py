@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 KEY_SINGLE_KEYS = "review/single_key_shortcuts"
+RULE_GROUPS = ("Decide", "Evidence", "Mark", "Rule")  # their actions need a selected rule
 
 
 def text_input_focused() -> bool:
@@ -46,6 +47,7 @@ class ReviewActions(QObject):
         self._active = active
         self._single: list[tuple[QAction, QKeySequence]] = []
         self.groups: dict[str, list[QAction]] = {}
+        self._rule_free: list[QAction] = []  # in a rule group but acting without a rule (Undo)
 
     def add(self, group: str, text: str, slot: Callable[[], object], key: str | QKeySequence | None = None,
             *, single_key: bool = False, guarded: bool = True, tip: str = "") -> QAction:
@@ -76,6 +78,14 @@ class ReviewActions(QObject):
             for action in self.groups.get(group, []):
                 menu.addAction(action)
         return menu
+
+    def set_rule_selected(self, selected: bool) -> None:
+        """Actions that act on the current rule are enabled only while there is one (during the
+        first replay the table is empty: Approve / Reject must not look as if they could act)."""
+        for group in RULE_GROUPS:
+            for action in self.groups.get(group, []):
+                if action not in self._rule_free:
+                    action.setEnabled(selected)
 
     # -- single-key mode ---------------------------------------------------------------
     @property
@@ -112,8 +122,9 @@ def install(actions: ReviewActions, window: object) -> None:  # noqa: PLR0915 - 
         tip="Reject with a reason (the rule, or every selected rule) and move on")
     add("Decide", "&Defer", lambda: bulk.act("defer", review.defer), "D", single_key=True,
         tip="Defer the rule (or every selected rule) and move on")
-    add("Decide", "&Undo last decision", review.undo, QKeySequence.StandardKey.Undo,
-        tip="Undo your newest decision (recorded as a new audit event)")
+    undo = add("Decide", "&Undo last decision", review.undo, QKeySequence.StandardKey.Undo,
+               tip="Undo your newest decision (recorded as a new audit event)")
+    actions._rule_free.append(undo)  # undo needs no selected rule: it takes the reviewer back to it
     add("Navigate", "&Next rule", lambda: rules.move(1), "J", single_key=True)
     add("Navigate", "&Previous rule", lambda: rules.move(-1), "K", single_key=True)
     add("Navigate", "Select the rule's &duplicates", bulk.select_group, "G", single_key=True,
@@ -138,6 +149,8 @@ def install(actions: ReviewActions, window: object) -> None:  # noqa: PLR0915 - 
         single_key=True)
     add("Rule", "Audit &log…", review.show_audit, "H", single_key=True)
     add("Replay", "Replay &selected rules", w.replay_selection, "Ctrl+R")  # type: ignore[attr-defined]
+    actions.set_rule_selected(rules.current_rule() is not None)
+    rules.rule_selected.connect(lambda rule: actions.set_rule_selected(rule is not None))
     add("Replay", "Replay a &corpus…", w.replay_corpus, "Ctrl+Shift+R", guarded=False)  # type: ignore[attr-defined]
     add("Replay", "Replay &everything", w.replay_everything, "Ctrl+Alt+R", guarded=False)  # type: ignore[attr-defined]
     add("Replay", "&Cancel replay", replay.cancel, "Ctrl+.", guarded=False)

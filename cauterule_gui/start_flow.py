@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from core.importing import ImportSummary
@@ -104,4 +104,6 @@ class StartFlow:
 
     def _replay_and_review(self) -> None:
         self._window.replay_everything()
-        self._window.show_review()
+        # After the offer has closed (it hands the focus back as it hides): the rules table
+        # then keeps the focus, so J / K / A / R / D act at once.
+        QTimer.singleShot(0, self._window.show_review)

@@ -6,7 +6,8 @@ whose kinds the tab shows, the tab refreshes — at once if it is in front, else
 it is shown (a hidden tab does no work). A change the tab made itself (its ``sources``) does
 not refresh it: the tab already updated what it shows.
 
-``Ctrl+1`` … ``Ctrl+9`` select the tabs in their order (built after every tab is added, so a
+``Ctrl+1`` … ``Ctrl+9`` select the tabs in their order and put the focus on the widget the
+tab named with ``focus=`` (where its keys work) (built after every tab is added, so a
 tab added later, e.g. a new loop view, gets the next number without touching this module).
 ``keys_of(widget)`` lists the keys that act in one tab: the rows a tab registered (the Review
 tab's actions) or, for any other tab, every ``QShortcut`` and every ``QAction`` with a key
@@ -19,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 
@@ -56,6 +58,7 @@ class TabSpec:
     kinds: frozenset[str]
     refresh: Callable[[], object] | None
     sources: tuple[object, ...]
+    focus: Callable[[], QWidget | None] | None = None
     stale: bool = False
 
 
@@ -71,13 +74,15 @@ class TabRegistry:
 
     def register(self, widget: QWidget, title: str, *, kinds: Iterable[str] = (),
                  refresh: Callable[[], object] | None = None, sources: Sequence[object] = (),
-                 keys: Callable[[], list[Row]] | None = None, index: int | None = None) -> QWidget:
-        """Add the tab (at ``index``, else last) with what it refreshes on and its `?` rows."""
+                 keys: Callable[[], list[Row]] | None = None, index: int | None = None,
+                 focus: Callable[[], QWidget | None] | None = None) -> QWidget:
+        """Add the tab (at ``index``, else last) with what it refreshes on, its `?` rows and
+        ``focus``: the widget where the tab's keys work (Ctrl+N puts the focus there)."""
         if index is None:
             self._tabs.addTab(widget, title)
         else:
             self._tabs.insertTab(index, widget, title)
-        self._specs.append(TabSpec(widget, frozenset(kinds), refresh, (widget, *sources)))
+        self._specs.append(TabSpec(widget, frozenset(kinds), refresh, (widget, *sources), focus))
         if keys is not None:
             self.set_keys(widget, keys)
         return widget
@@ -103,6 +108,15 @@ class TabRegistry:
                 spec.stale = False
                 spec.refresh()
 
+    def show_tab(self, widget: QWidget) -> None:
+        """Bring a tab to front and put the focus where its keys work (never on a check box or
+        combo box that merely comes first in the tab order, where Space would start work)."""
+        self._tabs.setCurrentWidget(widget)
+        spec = next((s for s in self._specs if s.widget is widget), None)
+        target = spec.focus() if spec is not None and spec.focus is not None else None
+        if target is not None and target.isEnabled() and target.isVisibleTo(self._window):
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
     def title(self, widget: QWidget) -> str:
         return self._tabs.tabText(self._tabs.indexOf(widget)).replace("&", "")
 
@@ -124,7 +138,7 @@ class TabRegistry:
             action = QAction(f"{self._tabs.tabText(index).replace('&', '')} tab", self._window)
             action.setObjectName(f"tabAction{index + 1}")
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _c=False, w=widget: self._tabs.setCurrentWidget(w))
+            action.triggered.connect(lambda _c=False, w=widget: self.show_tab(w))
             self._window.addAction(action)
             self.actions.append(action)
         return self.actions

@@ -20,6 +20,7 @@ from core.domain.errors import ConcurrentChangeError
 from core.store.workspace_query import WorkspaceRule, WorkspaceScope
 
 from cauterule_gui.db.executor import DatabaseExecutor
+from cauterule_gui.glossary import word
 from cauterule_gui.jobs.replay_job import ReplayDone
 from cauterule_gui.models.formatting import VERDICT_TEXT
 from cauterule_gui.panels.whatif_dialog import WhatIfDialog
@@ -60,7 +61,13 @@ class WhatIfController(QObject):
         self._rule = rule
         self._before_result = rule.result_id
         title = (f"{rule.origin} — shown: v{rule.version}, run #{rule.run_id}, "
-                 f"{VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})")
+                 f"{VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({word(rule.reason)})")
+        if rule.group_size > 1:
+            # E on a collapsed duplicate group edits ONE rule: say which, and what the others keep.
+            title += (f"\n\nThis row stands for ×{rule.group_size} duplicates (the same trigger and "
+                      f"directive). The edit is saved as a new version of {rule.origin} only; the other "
+                      f"{rule.group_size - 1} keep their text and their results. Expand the group (→) "
+                      "to edit another one.")
         trigger, directive = info.latest.trigger, info.latest.directive
         if proposal is not None:
             # Trigger and directive were one sentence: offer the split, the reviewer edits it, and

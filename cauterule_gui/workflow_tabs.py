@@ -18,6 +18,7 @@ from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.export_actions import export_rule_store_interactive
+from cauterule_gui.glossary import VERDICT_REASONS, longest
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement import AgreementPanel
@@ -31,11 +32,14 @@ from cauterule_gui.tab_registry import TabRegistry
 
 KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unticks the box
 # The agreement cell's numbers are read whole (a gate shown as "0.25 […] < 0.80" says nothing).
-PROMOTION_FIXED = {pq.COL_VERDICT: "? inconclusive", pq.COL_STALE: "⚠ stale",
-                   pq.COL_AGREEMENT: "✗ 0.00 [0.00–0.00] < 0.80", pq.COL_GROUP: "human approval required"}
+# Code words (verdict reason, decision and state) are never elided: their columns are sized
+# to the widest glossary word; the text columns share the rest.
+PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE: "⚠ stale",
+                   pq.COL_AGREEMENT: "⚠ 0.00 [0.00–0.00] spans 0.80 · run", pq.COL_GROUP: "human approval required",
+                   pq.COL_DECISION: "✓ approved · superseded"}
 PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
                       pq.COL_BROKEN: (0.6, 8), pq.COL_DUPLICATES: (0.6, 6),
-                      pq.COL_CONFLICTS: (0.6, 6), pq.COL_DECISION: (0.8, 10)}
+                      pq.COL_CONFLICTS: (0.6, 6)}
 
 
 class MetricsTab(QWidget):
@@ -61,6 +65,10 @@ class MetricsTab(QWidget):
             self.panel = MetricsDashboardPanel(services, self._runner, self, db=self._db)
             self._stack.addWidget(self.panel)
         self._stale = True
+
+    def keys_home(self) -> QWidget | None:
+        """Ctrl+7: the figures' scroll area (arrows scroll), not the Semantic check box."""
+        return self.panel.scroll if self.panel is not None else None
 
     def mark_stale(self) -> None:
         self._stale = True
@@ -96,14 +104,14 @@ class WorkflowTabs:
         self.metrics.set_services(services())
         # Each tab, once: what it shows decides which committed writes refresh it.
         registry.register(self.labelling, "Label", kinds={"labels", "corpora", "agreement"},
-                          refresh=self.labelling.reload)
+                          refresh=self.labelling.reload, focus=self.labelling.keys_home)
         registry.register(self.agreement, "Agreement", kinds={"agreement", "replay", "labels", "corpora"},
-                          refresh=self.agreement.refresh)
+                          refresh=self.agreement.refresh, focus=self.agreement.keys_home)
         registry.register(self.promotion, "Promotion",
                           kinds={"decisions", "promotion", "replay", "rules", "agreement", "marks"},
-                          refresh=self.promotion.refresh)
+                          refresh=self.promotion.refresh, focus=lambda: self.promotion.view)
         registry.register(self.metrics, "Metrics", kinds={"decisions", "promotion", "replay", "labels", "agreement"},
-                          refresh=self.metrics.refresh_now)
+                          refresh=self.metrics.refresh_now, focus=self.metrics.keys_home)
         for panel in (self.labelling, self.agreement, self.promotion):
             panel.status_message.connect(lambda text: show_status(text))
         self.promotion.review_requested.connect(show_rule_in_review)

@@ -71,6 +71,8 @@ def play(window: object) -> None:
     rules = w.workspace.rules
     w.activateWindow()
     rules.view.setFocus()
+    rules.select_row(0)  # the decision keys act on a selected rule (disabled while none is)
+    settle(300)
     for key in (Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_D):
         QTest.keyClick(rules.view, key)
         settle(50)

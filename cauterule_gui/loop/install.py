@@ -66,14 +66,18 @@ class LoopController(QObject):
         left.addWidget(self.gate_panel)
         left.setChildrenCollapsible(False)
         left.setSizes([260, 420])
-        # Gate and Source right after Success (visual order only; the model's columns stay appended).
-        from cauterule_gui.models.trajectory_table_model import COL_GATE, COL_SUCCESS, COL_TRUST
+        # Success, Gate and Source right after the id (visual order only; the model's columns stay
+        # appended): their words are whole on screen at 1280 px, the long text columns scroll.
+        from cauterule_gui.glossary import GATE_REASONS, longest
+        from cauterule_gui.models.trajectory_table_model import COL_GATE, COL_ID, COL_SUCCESS, COL_TRUST
 
         header = window.table_panel.view.horizontalHeader()
-        for offset, column in enumerate((COL_GATE, COL_TRUST), start=1):
-            header.moveSection(header.visualIndex(column), header.visualIndex(COL_SUCCESS) + offset)
+        for offset, column in enumerate((COL_SUCCESS, COL_GATE, COL_TRUST), start=1):
+            header.moveSection(header.visualIndex(column), header.visualIndex(COL_ID) + offset)
         char = window.table_panel.view.fontMetrics().averageCharWidth()
-        header.resizeSection(COL_GATE, 21 * char + 16)
+        metrics = window.table_panel.view.fontMetrics()  # the widest gate word is never elided
+        header.resizeSection(COL_GATE, max(metrics.horizontalAdvance(f"silenced ({longest(GATE_REASONS)})") + 16,
+                                           21 * char + 16))
         header.resizeSection(COL_TRUST, 9 * char + 16)
         self.gate_panel.filter_changed.connect(self._apply_gate_filter)
         self.gate_panel.trajectory_requested.connect(self._open_trajectory)

@@ -14,6 +14,7 @@ from typing import Any
 from core.agreement.blind import BlindView, trajectory_text
 from core.agreement.session import commit_judgement, judging_view, list_sessions, next_item, preview_session, progress
 from core.domain.agreement import BlindItem, Progress, Reveal, SessionInfo
+from core.store.agreement_repo import AgreementRepository
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import TrajectoryDetail
 from core.store.engine import Store
@@ -99,3 +100,18 @@ def import_work(store: Store, path: Path, importer: str) -> Any:
     from core.agreement.merge import import_file
 
     return import_file(store, path, importer)
+
+
+def unfinished_blind_session(store: Store, reviewer: str | None, origin: str) -> str | None:
+    """The reviewer's unfinished BLIND session that holds a rule (by its origin), as words, or
+    None. While it is unfinished the Review tab hides that rule's evidence board (its buckets
+    are replay's answers): judging after seeing them would not be blind (issue 24 item 12)."""
+    if not reviewer:
+        return None
+    for session_id in AgreementRepository(store).blind_sessions_with_rule(origin):
+        done = progress(store, session_id, reviewer)
+        if not done.done:
+            info = next(s for s in list_sessions(store) if s.id == session_id)
+            name = info.name or f"#{info.id}"
+            return f"“{name}” (you: {done.committed}/{done.size} judged)"
+    return None

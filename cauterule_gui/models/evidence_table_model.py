@@ -20,6 +20,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from core.store.evidence_pages import PAGE, evidence_page
 from core.store.replay_repo import StoredOutcome
 
+from cauterule_gui.glossary import word
 from cauterule_gui.models.formatting import MARK_TEXT, number, signed
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -193,7 +194,7 @@ class EvidenceTableModel(QAbstractTableModel):
         if column == COL_VIEW:
             return item.view or "—"
         if column == COL_FLOOR:
-            return item.floor or "—"
+            return word(item.floor)  # "alias phrase", not "ali…ase"
         if column == COL_OPENED:
             if item.trajectory_pk in self._waived:
                 return "waived"

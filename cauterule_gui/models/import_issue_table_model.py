@@ -14,6 +14,7 @@ from cauterule_gui.plain_text import plain_tooltip
 Index = QModelIndex | QPersistentModelIndex
 
 HEADERS = ("File", "Line", "Field", "Reason", "Corpus")
+COL_FILE, COL_LINE, COL_FIELD, COL_REASON, COL_CORPUS = range(len(HEADERS))
 
 
 class ImportIssueTableModel(QAbstractTableModel):

@@ -27,6 +27,7 @@ from core.store.promotion_repo import PromotionRepository
 from core.store.rule_repo import RuleRepository
 
 from cauterule_gui import theme
+from cauterule_gui.glossary import explain, word
 from cauterule_gui.models.formatting import VERDICT_TEXT
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -42,6 +43,7 @@ STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # the gate state behind a cell (pass 
 # For the summary line only; each row says what it means (``QueueItem.wording``).
 SUMMARY_GROUPS = {0: "ready", 1: "stale approval", 2: "not passing", 3: "deferred", 4: "decided", 5: "not replayed"}
 GATE_SYMBOL = {"pass": "✓", "fail": "✗", "warn": "⚠", "not_measured": "—"}
+RUN_POOLED = "run_pooled"  # gate data "scope" (core.promotion.gates): none of the rule's items was judged
 DECISION_TEXT = {"approve": "✓ approved", "reject": "✗ rejected", "defer": "… deferred"}
 _SWATCH_FOR_STATE = {"pass": "pass", "fail": "fail", "warn": "inconclusive", "stale": "fail"}
 _GATE_COLUMNS = {COL_BROKEN: "broken_reviewed", COL_AGREEMENT: "agreement", COL_DUPLICATES: "duplicates",
@@ -94,8 +96,16 @@ def rule_label(item: QueueItem) -> str:
 
 
 def verdict_text(item: QueueItem) -> str:
+    """"✓ pass", or the symbol and the reason's short word ("? near misses", "✗ breaks successes"):
+    the symbol and colour say the verdict, the tooltip says it whole."""
     text = VERDICT_TEXT.get(item.verdict, item.verdict)
-    return text if item.reason == item.verdict else f"{text} · {item.reason}"
+    if item.reason in (item.verdict, "pass"):
+        return text
+    return f"{text.split(' ', 1)[0]} {word(item.reason)}"
+
+
+def verdict_tooltip(item: QueueItem) -> str:
+    return f"{item.verdict}: {explain(item.reason)}"
 
 
 def broken_text(gate: Gate) -> str:
@@ -111,18 +121,25 @@ def broken_text(gate: Gate) -> str:
 
 
 def agreement_text(gate: Gate) -> str:
+    """The agreement cell: the same numbers as the gate's detail whenever they exist.
+
+    Measured but undecided (the interval spans the gate) reads "⚠ 0.67 [0.21–0.94] spans 0.80",
+    never "— not measured" beside a detail that shows the numbers. A rule none of whose items
+    was judged carries the run's pooled gate and says so ("· run")."""
     if gate.data.get("source") == "blind sessions":
         # The cell carries the numbers; the sentence ("human approval required: …") is the
         # row's Queue wording, its tooltip and the detail pane (a table cell elides it).
         blind = gate.data.get("blind") or {}
         found = blind.get("agreement") or {}
         value, low, high = found.get("value"), found.get("ci_low"), found.get("ci_high")
-        symbol = GATE_SYMBOL.get(gate.state, "")
-        if gate.state == "not_measured" or not all(isinstance(v, (int, float)) for v in (value, low, high)):
+        if not all(isinstance(v, (int, float)) for v in (value, low, high)):
             return "— not measured"
         threshold = float(blind.get("threshold", 0.8))
+        decided = gate.state in ("pass", "fail")
+        symbol = GATE_SYMBOL.get(gate.state if decided else "warn", "")
         relation = {"pass": "≥", "fail": "<"}.get(gate.state, "spans")
-        return f"{symbol} {value:.2f} [{low:.2f}–{high:.2f}] {relation} {threshold:.2f}"
+        pooled = " · run" if gate.data.get("scope") == RUN_POOLED else ""
+        return f"{symbol} {value:.2f} [{low:.2f}–{high:.2f}] {relation} {threshold:.2f}{pooled}"
     if gate.state == "not_measured":
         return "— not measured"
     value, low = gate.data.get("agreement"), gate.data.get("ci_low")
@@ -152,13 +169,24 @@ def conflicts_text(gate: Gate) -> str:
 
 
 def decision_text(item: QueueItem) -> str:
+    """The decision and the standing rule's state ("✓ approved · active"); the standing id is in
+    the Rule column and the tooltip (with it, the cell was elided to "✓ appr…active")."""
     if item.decision is None and item.standing_id:
         # An imported standing rule awaits no decision: its state is what matters.
-        return f"{item.standing_id} {item.promotion_status}"
+        return f"{item.promotion_status}"
     text = "· undecided" if item.decision is None else DECISION_TEXT.get(item.decision, item.decision)
     if item.standing_id:
-        text += f" · {item.standing_id} {item.promotion_status}"
+        text += f" · {item.promotion_status}"
     return text
+
+
+def decision_tooltip(item: QueueItem) -> str:
+    parts = [decision_text(item)]
+    if item.standing_id:
+        parts.append(f"standing rule {item.standing_id} ({item.promotion_status})")
+    if item.decided_by:
+        parts.append(f"by {item.decided_by}" + (f": {item.decision_reason}" if item.decision_reason else ""))
+    return ", ".join(parts)
 
 
 def is_stale(item: QueueItem) -> bool:
@@ -233,14 +261,19 @@ def _swatch_name(item: QueueItem, column: int) -> str | None:
 def tooltip_text(item: QueueItem, column: int) -> str:
     if column == COL_GROUP:
         return item.wording
+    if column == COL_VERDICT:
+        return f"{verdict_tooltip(item)}\n{item.gate('verdict').detail}"
+    if column == COL_AGREEMENT and item.gate("agreement").data.get("scope") == RUN_POOLED:
+        return (f"{item.gate('agreement').detail}\n· run: the run's pooled agreement gate; none of this "
+                "rule's own items was judged")
     if column in _GATE_COLUMNS:
         return item.gate(_GATE_COLUMNS[column]).detail
     if column in (COL_RULE, COL_TRIGGER):
         return f"{item.origin} (version {item.version})\nwhen: {item.trigger}\ndo: {item.directive}"
     if column == COL_STALE and item.stale is not None:
         return item.stale.summary
-    if column == COL_DECISION and item.decision is not None:
-        return f"{item.decision} by {item.decided_by}: {item.decision_reason or '—'}"
+    if column == COL_DECISION:
+        return decision_tooltip(item)
     return cell_text(item, column)
 
 

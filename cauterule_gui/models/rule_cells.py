@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.store.workspace_query import WorkspaceRule
 
+from cauterule_gui.glossary import explain, word
 from cauterule_gui.models.formatting import MARK_TEXT, STATUS_TEXT, VERDICT_TEXT, rate
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -46,7 +47,7 @@ def display(item: WorkspaceRule, column: int) -> str:
     if column == COL_VERDICT:
         return VERDICT_TEXT.get(item.verdict, item.verdict)
     if column == COL_REASON:
-        return item.reason
+        return word(item.reason)  # "near misses", not "blocked_by_near_miss" (elided to "blo…iss")
     if column == COL_PREVENTED:
         return str(item.prevented_n)
     if column == COL_BROKEN:
@@ -85,6 +86,8 @@ def tooltip(item: WorkspaceRule, column: int) -> str | None:
     if column in (COL_TRIGGER, COL_DIRECTIVE, COL_ORIGIN, COL_DOMAIN, COL_REVIEWER):
         return plain_tooltip(display(item, column) if column not in (COL_TRIGGER, COL_DIRECTIVE)
                              else (item.trigger if column == COL_TRIGGER else item.directive))
+    if column in (COL_REASON, COL_VERDICT):
+        return plain_tooltip(f"{item.verdict}: {explain(item.reason)}")
     if column == COL_STATUS and item.decision_reason:
         return plain_tooltip(f"{display(item, column)} by {item.reviewer}: {item.decision_reason}")
     if column == COL_RUN:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from core.store.corpus_repo import CorpusRepository, TrajectoryFilter
 from core.store.dto import TrajectorySummary
 
+from cauterule_gui.glossary import word
 from cauterule_gui.models.paged_table_model import FirstPage, PagedTableModel
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -141,10 +142,6 @@ def _display(item: TrajectorySummary, column: int) -> str:
     return ""
 
 
-_GATE_SHORT = {"no_failure_signal": "no signal", "nearmiss_recovery_succeeded": "recovered",
-               "failure_without_signal": "failure, no signal"}
-
-
 def _loop_cell(info: Any, column: int, tooltip: bool) -> str | None:
     if info is None:
         return None if tooltip else "…"
@@ -153,7 +150,7 @@ def _loop_cell(info: Any, column: int, tooltip: bool) -> str | None:
         if tooltip:
             return plain_tooltip(f"strict: {'silence' if strict.silenced else 'extract'} — {strict.why}\n"
                                  f"relaxed: {'silence' if relaxed.silenced else 'extract'} — {relaxed.why}")
-        return f"silenced ({_GATE_SHORT.get(strict.reason or '', strict.reason)})" if strict.silenced else "extract"
+        return f"silenced ({word(strict.reason)})" if strict.silenced else "extract"
     if tooltip:
         return plain_tooltip(info.taint.summary())
     return "⚠ tainted" if info.taint.tainted else "clean"

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QTabBar,
     QTableView,
     QToolButton,
@@ -36,6 +37,7 @@ from core.store.workspace_query import BUCKETS, WorkspaceRule
 
 from cauterule_gui import theme
 from cauterule_gui.column_fit import ColumnFit
+from cauterule_gui.glossary import FLOORS, longest, word
 from cauterule_gui.models import evidence_table_model as ev
 from cauterule_gui.models.evidence_table_model import OUTCOME_ROLE, EvidenceTableModel
 from cauterule_gui.models.formatting import (
@@ -53,6 +55,9 @@ if TYPE_CHECKING:
     from cauterule_gui.db.executor import DatabaseExecutor
 
 AUTO_OPEN_ORDER = ("prevented", "near_miss", "missed")
+NO_RULE_TEXT = "No rule selected: select one in the rules table (J / K) to see its evidence and decide"
+REPLAYING_TEXT = ("Replay running: rules appear in the table as each one finishes; select one (J / K) "
+                  "to see its evidence and decide")
 
 
 def key_button(action: QAction, parent: QWidget, label: str | None = None) -> QToolButton:
@@ -96,7 +101,9 @@ class EvidencePanel(QWidget):
         self._marks: dict[int | None, str] = {}
         self._programmatic = False
 
-        self.title = _bold(plain_label("No rule selected", self))
+        self.no_rule_text = NO_RULE_TEXT
+        self.title = _bold(plain_label(NO_RULE_TEXT, self))
+        self.title.setWordWrap(True)
         self.title.setObjectName("ruleTitle")
         self.title.setWordWrap(True)
         self.trigger_label = plain_label("", self)
@@ -121,6 +128,12 @@ class EvidencePanel(QWidget):
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
         self.banner.setMargin(4)
         self.banner.hide()
+        self.reveal_button = QPushButton("Show evidence anyway", self)
+        self.reveal_button.setObjectName("revealEvidence")
+        self.reveal_button.setToolTip("Show this rule's buckets before you finish your blind session")
+        self.reveal_button.hide()
+        self._reveal: Callable[[], None] | None = None
+        self.reveal_button.clicked.connect(lambda: self._reveal() if self._reveal is not None else None)
 
         self.decision_bar = QHBoxLayout()
         self.decision_bar.setContentsMargins(0, 0, 0, 0)
@@ -154,9 +167,9 @@ class EvidencePanel(QWidget):
         # Every column on screen from 1280 px up; ids and corpora elided in the middle (two ids
         # that share a prefix still read differently), the full text in the tooltip and viewer.
         self.column_fit = ColumnFit(
-            self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened"},
-            {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_FLOOR: (0.3, 8),
-             ev.COL_MARK: (0.3, 5)})
+            self.view, {ev.COL_DOMAIN: "docker", ev.COL_SCORE: "0.700", ev.COL_OPENED: "✓ opened",
+                        ev.COL_FLOOR: longest(FLOORS)},  # a floor's word is never elided
+            {ev.COL_ID: (5.0, 18), ev.COL_CORPUS: (1.0, 6), ev.COL_VIEW: (0.3, 8), ev.COL_MARK: (0.3, 5)})
         self.column_fit.elide_left(ev.COL_CORPUS)  # …/golden, not cor…den
         self.empty_label = plain_label("", self)
         self.empty_label.setObjectName("evidenceEmpty")
@@ -172,6 +185,7 @@ class EvidencePanel(QWidget):
         layout.addLayout(self.verdict_bar)
         layout.addLayout(self.decision_bar)
         layout.addWidget(self.banner)
+        layout.addWidget(self.reveal_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.tabs)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.empty_label)
@@ -230,6 +244,12 @@ class EvidencePanel(QWidget):
         bucket = next((b for b in AUTO_OPEN_ORDER if self.count(b)), "broken" if self.count("broken") else "prevented")
         self.set_bucket(bucket, auto_open=bucket != "broken")
 
+    def set_replaying(self, running: bool) -> None:
+        """What the empty board says: the run is on its way, or which key selects a rule."""
+        self.no_rule_text = (REPLAYING_TEXT if running else NO_RULE_TEXT)
+        if self.rule is None:
+            self._show_header()
+
     def update_flags(self, viewed: set[int], waived: Mapping[int, str], marks: Mapping[int | None, str],
                      unopened: int | None = None) -> None:
         """The reviewer's flags changed; ``unopened`` (broken rows left to open) when it was read."""
@@ -242,7 +262,7 @@ class EvidencePanel(QWidget):
     def _show_header(self) -> None:
         rule, result = self.rule, self.result
         if rule is None:
-            self.title.setText("No rule selected")
+            self.title.setText(self.no_rule_text)
             for label in (self.trigger_label, self.directive_label, self.verdict_label, self.status_label):
                 label.setText("")
             self.verdict_label.setPalette(self.palette())
@@ -255,7 +275,7 @@ class EvidencePanel(QWidget):
         if result is not None:
             pools = f"   ·   precision {pool_text(result.precision_pool)}"
         self.verdict_label.setText(
-            f"Verdict: {VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({rule.reason})   ·   "
+            f"Verdict: {VERDICT_TEXT.get(rule.verdict, rule.verdict)} ({word(rule.reason)})   ·   "
             f"precision {rate(rule.precision, rule.precision_ci)}   ·   recall {rate(rule.recall, rule.recall_ci)}"
             f"   ·   threshold {rule.threshold:.2f}{pools}"
         )
@@ -377,6 +397,15 @@ class EvidencePanel(QWidget):
             self.evidence_opened.emit(value, not self._programmatic)
 
     # -- messages ----------------------------------------------------------------------
+    def offer_reveal(self, reveal: Callable[[], None]) -> None:
+        """The board is hidden (a blind session): a button shows it anyway."""
+        self._reveal = reveal
+        self.reveal_button.show()
+
+    def hide_reveal(self) -> None:
+        self._reveal = None
+        self.reveal_button.hide()
+
     def show_message(self, text: str, *, warning: bool = True) -> None:
         self.banner.setText(("⚠ " if warning else "") + text)
         swatch = theme.swatch("broken" if warning else "missed", self.palette())

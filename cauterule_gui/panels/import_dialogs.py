@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -20,8 +21,16 @@ from PySide6.QtWidgets import (
 
 from core.store.dto import ImportSummary
 
+from cauterule_gui.column_fit import ColumnFit
 from cauterule_gui.jobs import JobHandle
-from cauterule_gui.models.import_issue_table_model import ImportIssueTableModel
+from cauterule_gui.models.import_issue_table_model import (
+    COL_CORPUS,
+    COL_FIELD,
+    COL_FILE,
+    COL_LINE,
+    COL_REASON,
+    ImportIssueTableModel,
+)
 from cauterule_gui.plain_text import plain_label
 
 SHOW_AFTER_MS = 500  # short jobs finish without the progress bar flashing
@@ -36,8 +45,9 @@ class JobProgressWidget(QWidget):
         self.eta_label = plain_label("", self)
         self.eta_label.setObjectName("jobEta")
         self._started = 0.0
+        self._unit: str | Callable[[str], str] = ""
         self.bar = QProgressBar(self)
-        self.bar.setMaximumWidth(220)
+        self.bar.setMaximumWidth(260)
         self.bar.setTextVisible(True)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setAccessibleName("Cancel the running job")
@@ -55,8 +65,11 @@ class JobProgressWidget(QWidget):
         self.cancel_button.clicked.connect(self._cancel)
         self.hide()
 
-    def track(self, handle: JobHandle, label: str) -> None:
+    def track(self, handle: JobHandle, label: str, unit: str | Callable[[str], str] = "") -> None:
+        """Follow ``handle``; the bar reads "368 / 469 <unit>" (``unit`` may be read from the
+        job's progress message, e.g. the replay's "pairs" / "texts")."""
         self._handle = handle
+        self._unit = unit
         self._started = time.monotonic()
         self.eta_label.setText("")
         self.label.setText(label)
@@ -74,7 +87,8 @@ class JobProgressWidget(QWidget):
         if total > 0:
             self.bar.setRange(0, total)
             self.bar.setValue(done)
-            self.bar.setFormat(f"{done:,}/{total:,}")
+            unit = self._unit(message) if callable(self._unit) else self._unit
+            self.bar.setFormat(f"{done:,} / {total:,} {unit}".rstrip())
             self.eta_label.setText(eta_text(time.monotonic() - self._started, done, total))
         if message:
             self.bar.setToolTip(message)
@@ -133,11 +147,14 @@ class ImportResultDialog(QDialog):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
+        # The reason is what the reviewer reads: it gets the room and wraps; the file path is
+        # elided at its front (its name stays), whole in the tooltip.
+        self.table.setWordWrap(True)
         self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.column_fit = ColumnFit(self.table, {COL_LINE: "12345", COL_FIELD: "expected_outcome"},
+                                    {COL_FILE: (1.0, 14), COL_REASON: (3.0, 30), COL_CORPUS: (0.6, 8)})
+        self.column_fit.elide_left(COL_FILE, COL_CORPUS)
         self.table.setVisible(bool(summary.issues))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)

@@ -15,6 +15,7 @@ check) the panel makes its own executor over the services it was given.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from core.metrics.ruler import figures
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs.runner import JobRunner
 from cauterule_gui.plain_text import plain_label
-from cauterule_gui.plots.figure_card import FigureCard
+from cauterule_gui.plots.figure_card import FigureCard, RenderedFigure
 from cauterule_gui.services import StoreServices
 
 ONE_COLUMN_BELOW = 1500  # px of panel width
@@ -47,6 +48,14 @@ LAYOUT = {  # name -> (row, column, column span)
     "human_vs_replay": (1, 1, 1),
     "ruler": (2, 0, 2),
 }
+
+
+@dataclass(frozen=True)
+class DashboardImages:
+    """What the dashboard's job returns: the report and every figure already rendered."""
+
+    report: dict[str, Any]
+    figures: dict[str, RenderedFigure]
 
 
 def dashboard_data(store: Any, run_id: int | None = None, semantic: bool = False,
@@ -155,11 +164,14 @@ class MetricsDashboardPanel(QWidget):
         """Recompute off the GUI thread (superseding a running refresh); draw when it returns.
         Returns the job, or None when the executor has no store (the window is closing)."""
         run_id, semantic = self.run_id, self.semantic_box.isChecked()
+        cards = dict(self.cards)
 
-        def job(services: StoreServices, cancel: Any) -> dict[str, Any]:
-            return dashboard_data(services.store, run_id, semantic, cancel)
+        def job(services: StoreServices, cancel: Any) -> DashboardImages:
+            report = dashboard_data(services.store, run_id, semantic, cancel)
+            # The figures are drawn and rasterised here too, off the GUI thread (issue 24 item 9).
+            return DashboardImages(report, {name: card.render(report) for name, card in cards.items()})
 
-        handle = self._db.query_cancellable(job, self.show_report, name="metrics dashboard",
+        handle = self._db.query_cancellable(job, self._show_images, name="metrics dashboard",
                                             key=f"dashboard:{id(self)}", on_error=self._on_error, heavy=True)
         if handle is None:
             return None
@@ -177,11 +189,20 @@ class MetricsDashboardPanel(QWidget):
             self.status.setText(f"Could not compute the metrics: {type(error).__name__}: {message}")
         self.refresh_failed.emit(message)
 
+    def _show_images(self, images: DashboardImages) -> None:
+        for name, rendered in images.figures.items():
+            self.cards[name].show_rendered(rendered)
+        self._show_summary(images.report)
+
     def show_report(self, report: dict[str, Any]) -> None:
-        """Draw every figure (GUI thread)."""
-        self.report = report
+        """Draw every figure here and show the report (callers without a job; the dashboard's
+        own refresh renders off the GUI thread)."""
         for card in self.cards.values():
             card.draw(report)
+        self._show_summary(report)
+
+    def _show_summary(self, report: dict[str, Any]) -> None:
+        self.report = report
         run = report["run"]
         ruler = report.get("ruler") or {}
         flagged = ruler.get("flagged") or []

@@ -47,6 +47,7 @@ class RuleTablePanel(QWidget):
         super().__init__(parent)
         self.model = model
         self._repo: ResultRepository | None = None
+        self.replaying = False
 
         self.verdict_combo = filter_combo("verdictFilter", "All verdicts", self)
         self.reason_combo = filter_combo("reasonFilter", "All reasons", self)
@@ -378,8 +379,17 @@ class RuleTablePanel(QWidget):
             self.progress_label.setText("")
             return
         total = self.model.rule_total  # rules, not rows: a group row stands for several
-        self.progress_label.setText("loading rules…" if self.model.loading
-                                    else f"{total - self.model.unreviewed:,} / {total:,} reviewed")
+        if self.model.loading:
+            self.progress_label.setText("loading rules…")
+        elif total == 0 and self.replaying:
+            self.progress_label.setText("replay running: rules appear here as each one finishes")
+        else:
+            self.progress_label.setText(f"{total - self.model.unreviewed:,} / {total:,} reviewed")
+
+    def set_replaying(self, running: bool) -> None:
+        """A replay started or ended: an empty table says it is waiting for it, not "0 / 0"."""
+        self.replaying = running
+        self._update_labels()
 
     # -- settings ----------------------------------------------------------------------
     def header_state(self) -> QByteArray:

@@ -8,6 +8,7 @@ with an empty trigger and directive means "no rule expected" (exported as ``""``
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +89,25 @@ def label_warnings(text: LabelText) -> list[str]:
     if norm.trigger and not norm.directive:
         warnings.append("no directive: directive_f1 will be 0 for every candidate")
     return warnings
+
+
+_WORD = re.compile(r"[^\W_]{2,}")
+
+
+def accidental_label(text: LabelText) -> str | None:
+    """Why a non-empty label looks like a stray key rather than a rule, else None.
+
+    A label with no word of two letters or digits ("?", "j", ",.") is what a command key typed
+    into the editor leaves behind; it must not count as ground truth unless the reviewer
+    confirms it (the empty label, "no rule expected", is a deliberate choice and is not this).
+    """
+    norm = text.normalised()
+    if norm.is_empty:
+        return None
+    if _WORD.search(f"{norm.trigger} {norm.directive}") is None:
+        shown = f"{norm.trigger} {norm.directive}".strip()
+        return f"the label {shown!r} is a single character or punctuation only"
+    return None
 
 
 @dataclass(frozen=True)

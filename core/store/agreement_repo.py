@@ -132,6 +132,16 @@ class AgreementRepository:
     def reviewers(self, session_id: int | None = None) -> list[str]:
         return sorted({j.reviewer for j in self.judgements(session_id)})
 
+    def blind_sessions_with_rule(self, origin: str) -> list[int]:
+        """Ids of the blind sessions with an item of this rule (by origin), oldest first."""
+        with self._store.read_session() as session:
+            rows = session.exec(
+                select(AgreementSessionRow.id).join(AgreementItemRow, col(AgreementItemRow.session_id) == AgreementSessionRow.id)
+                .where(col(AgreementSessionRow.blind), AgreementItemRow.rule_origin == origin)
+                .distinct().order_by(col(AgreementSessionRow.id))
+            ).all()
+            return [int(r) for r in rows if r is not None]
+
     def find_result(self, config_hash: str | None, corpus_hash: str | None, origin: str, version: int | None) -> int | None:
         """A local replay result for the same rule version on a run with the same configuration and corpus."""
         if config_hash is None or corpus_hash is None or version is None:

@@ -172,7 +172,8 @@ def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: Pr
     assert qm.cell_text(first, qm.COL_CONFLICTS) == "✓ none"
     failing = next(i for i in items if "C-02" in i.origin)
     assert qm.cell_text(failing, qm.COL_BROKEN) == "✗ 4 of 4 unreviewed"
-    assert qm.cell_text(failing, qm.COL_VERDICT) == "✗ fail · blocked_by_broken"
+    assert qm.cell_text(failing, qm.COL_VERDICT) == "✗ breaks successes"  # glossary word, code in the tooltip
+    assert "blocked_by_broken" in qm.tooltip_text(failing, qm.COL_VERDICT)
     assert "lexical" in panel.similarity_label.text()
     assert panel.current_item() == first and "Gates" in panel.detail.toPlainText()
 
@@ -192,7 +193,9 @@ def test_approving_a_passing_rule_with_a_reason_creates_a_standing_rule(
     assert "is now the standing rule R-003" in panel.message.text()
     item = panel.current_item()  # the queue refreshed and kept the rule selected
     assert item is not None and item.rule_id == rid and item.decision == "approve"
-    assert qm.cell_text(item, qm.COL_DECISION) == "✓ approved · R-003 active"
+    assert qm.cell_text(item, qm.COL_DECISION) == "✓ approved · active"  # the id is in the Rule column
+    assert qm.cell_text(item, qm.COL_RULE).startswith("R-003")
+    assert "R-003" in qm.tooltip_text(item, qm.COL_DECISION)
     assert qm.cell_text(item, qm.COL_GROUP) == "approved (R-003 active)"
     assert panel.buttons["retire"].isEnabled() and not panel.buttons["approve"].isEnabled()
 
@@ -269,7 +272,8 @@ def test_reject_defer_retire_and_supersede_from_the_panel(
     click(qtbot, panel, "retire")
     assert repo.get(third).status == "retired" and "retired" in panel.message.text()  # type: ignore[union-attr]
     retired_item = panel.current_item()
-    assert retired_item is not None and qm.cell_text(retired_item, qm.COL_DECISION).endswith(f"{third} retired")
+    assert retired_item is not None and qm.cell_text(retired_item, qm.COL_DECISION).endswith("retired")
+    assert retired_item is not None and third in qm.tooltip_text(retired_item, qm.COL_DECISION)
 
 
 def test_a_stale_approval_shows_its_moved_trajectories_and_can_be_reapproved(

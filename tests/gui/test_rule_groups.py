@@ -253,3 +253,21 @@ def test_a_group_expanded_while_a_refresh_is_read_stays_open_when_the_page_comes
         gate.set()
     qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=10_000)  # and its members arrive under it
     assert model.is_expanded(_group_row(model))
+
+
+def test_e_on_a_collapsed_group_says_which_rule_it_edits(qtbot: Any, copies_window: MainWindow) -> None:
+    """Issue 24 item 8: E on a group row edited only its first rule, silently."""
+    from PySide6.QtWidgets import QLabel
+
+    rules = copies_window.workspace.rules
+    row = _group_row(rules.model)
+    rules.select_row(row)
+    rules.view.setFocus()
+    head = rules.model.rule(row)
+    qtbot.keyClick(rules.view, Qt.Key.Key_E)
+    qtbot.waitUntil(lambda: copies_window.whatif.dialog is not None, timeout=5000)
+    dialog = copies_window.whatif.dialog
+    heading = " ".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "×3 duplicates" in heading and f"new version of {head.origin} only" in heading
+    assert "the other 2 keep their text" in heading
+    dialog.reject()

@@ -115,6 +115,13 @@ class AgreementPanel(NewSessionPage, JudgePage, ResultsPage, TeamPage, StorePane
         self.identity.changed.connect(lambda _n: self.refresh())
         self._update_sizing(follow_target=True)
 
+    def keys_home(self) -> QWidget:
+        """Ctrl+5: the judging page when it is in front (its digits, Enter and Space work there),
+        else the page tabs; never the Semantic / Blind check boxes, where Space starts work."""
+        if self.tabs.currentIndex() == TAB_JUDGE:
+            return self.judge_page
+        return self.tabs.tabBar()
+
     # == plumbing (reviewer and _db come from StorePanel) ====================================
     def _failed(self, what: str) -> Callable[[JobFailure], None]:
         def show(failure: JobFailure) -> None:

@@ -121,7 +121,11 @@ class ResultsPage:
             self.kappa_label.setText(f"Cohen's κ: — ({kappa.note or 'not enough data'})")
         else:
             ci = "" if kappa.ci is None else f" [{kappa.ci[0]:.2f}–{kappa.ci[1]:.2f}]"
-            self.kappa_label.setText(f"Cohen's κ: {kappa.value:.2f}{ci} ({kappa.method}; replay as rater 2)")
+            # The core says why an interval is absent or one-sided (too few items, perfect agreement).
+            why = getattr(kappa, "interval_note", None)
+            method = why if why else kappa.method
+            self.kappa_label.setText(f"Cohen's κ: {kappa.value:.2f}{ci} ({method}; replay as rater 2; "
+                                     f"{kappa.n} item{'s' if kappa.n != 1 else ''})")
         weighted = result.population_weighted
         lines = [f"Population-weighted agreement: {weighted:.2f}" if weighted is not None else
                  "Population-weighted agreement: —"]

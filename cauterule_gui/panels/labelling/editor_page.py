@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.domain.labels import LabelText, label_warnings
+from core.domain.labels import LabelText, accidental_label, label_warnings
 from core.metrics.extraction import parse_expected_rule
 
 from cauterule_gui.jobs.runner import JobFailure, JobHandle
@@ -177,6 +177,7 @@ class EditorPage:
         if self._loading or self._context is None:
             return
         self._explicit_empty = False
+        self._unconfirmed = None
         self._update_warnings()
         self._show_state()
         if self.is_dirty():
@@ -210,11 +211,21 @@ class EditorPage:
         self.save_now()
 
     # -- saving --------------------------------------------------------------------------
-    def save_now(self) -> JobHandle | None:
-        """Save the label being edited if it changed (a DB job); returns the job, if any."""
+    def save_now(self, confirmed: bool = False) -> JobHandle | None:
+        """Save the label being edited if it changed (a DB job); returns the job, if any.
+
+        A label that looks like a stray key ("?", one letter, punctuation) is saved only when
+        ``confirmed`` (Ctrl+S): autosave, Ctrl+Enter and moving on leave it unsaved and say why.
+        """
         self._autosave.stop()
         if not self.is_dirty():
             return None
+        accidental = accidental_label(self.current_text())
+        if accidental is not None and not confirmed:
+            self._unconfirmed = f"● Not saved: {accidental}. Ctrl+S saves it anyway."
+            self._show_state()
+            return None
+        self._unconfirmed = None
         reviewer = self.identity.require(self)
         if not reviewer:
             self.save_state.setText("● Not saved: give your reviewer name to save labels")
@@ -266,6 +277,8 @@ class EditorPage:
             return
         if self._failure and self.is_dirty():
             self.save_state.setText(self._failure)
+        elif self._unconfirmed and self.is_dirty():
+            self.save_state.setText(self._unconfirmed)
         elif saving or self._saves:
             self.save_state.setText("… Saving")
         elif self.is_dirty():

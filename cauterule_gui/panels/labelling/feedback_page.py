@@ -111,10 +111,23 @@ class FeedbackPage:
         self.feedback_model.set_rows(feedback.candidates)
         parts = [f"{len(feedback.candidates)} candidate(s) extracted from this trajectory scored against your "
                  f"label" if feedback.candidates else "Nothing scored"]
-        parts.append("semantic F1: on" if feedback.semantic_state == "on" else "semantic F1: — (no model in use)")
-        if feedback.note:
-            parts.append(feedback.note)
+        parts.append(self._semantic_words(feedback))
+        if feedback.note and not feedback.note.startswith("semantic") and feedback.note not in parts[-1]:
+            parts.append(feedback.note)  # the semantic state is worded once, above
         self.feedback_note.setText("; ".join(parts))
+
+    def _semantic_words(self, feedback: LabelFeedback) -> str:
+        """Semantic F1's state in the same words as the status bar's model state: the model being
+        ready in the window while this box is off reads "ready, off here", never "no model"."""
+        if feedback.semantic_state == "on":
+            return "semantic F1: on"
+        window_state: str = self.window_model_state
+        if not self.semantic_box.isChecked():
+            if window_state.startswith("semantic matching ready"):
+                return "semantic F1: — (the model is ready; tick Semantic to score with it)"
+            return "semantic F1: — (off: tick Semantic)"
+        why = feedback.note if feedback.note and feedback.note.startswith("semantic") else "not measured"
+        return f"semantic F1: — ({why})"
 
     # -- accuracy per corpus -------------------------------------------------------------
     def compute_accuracy(self, force: bool = False) -> JobHandle | None:

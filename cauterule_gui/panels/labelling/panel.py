@@ -74,6 +74,8 @@ class LabellingPanel(QueuePage, EditorPage, FeedbackPage, GuidelinesPage, StoreP
         self._failure: str | None = None
         self._explicit_empty = False  # "No rule expected" pressed: an empty label is worth saving
         self._saved_at: str | None = None
+        self._unconfirmed: str | None = None  # why a stray-key label was not saved
+        self.window_model_state = ""  # the status bar's embedding model state (feedback words it alike)
         self.last_feedback: LabelFeedback | None = None
 
         self._build_filters()
@@ -156,11 +158,28 @@ class LabellingPanel(QueuePage, EditorPage, FeedbackPage, GuidelinesPage, StoreP
         key(["Ctrl+Return", "Ctrl+Enter"], self.save_and_next, "saveAndNext", "Save the label and go to the next")
         key(["Alt+J", "Alt+Down"], lambda: self.move(1), "nextTrajectory", "Next trajectory (label saved first)")
         key(["Alt+K", "Alt+Up"], lambda: self.move(-1), "previousTrajectory", "Previous trajectory")
-        key(["Ctrl+S"], self.save_now, "saveLabel", "Save the label now")
+        # From the queue, Tab or Enter goes straight to the When field (the viewer is read with the mouse).
+        chain = [self.view, self.trigger, self.directive, self.variants.list, self.variants.add_button,
+                 self.variants.remove_button, self.note, self.use_imported, self.no_rule]
+        for before, after in zip(chain, chain[1:]):
+            QWidget.setTabOrder(before, after)
+        for seq in ("Return", "Enter"):
+            to_editor = QShortcut(QKeySequence(seq), self.view)
+            to_editor.setContext(Qt.ShortcutContext.WidgetShortcut)
+            to_editor.activated.connect(lambda: self.trigger.setFocus(Qt.FocusReason.ShortcutFocusReason))
+            to_editor.setObjectName("editLabel")
+            to_editor.setWhatsThis("Queue: edit the label (When field)")
+        key(["Ctrl+S"], lambda: self.save_now(confirmed=True), "saveLabel",
+            "Save the label now (also one that looks like a stray key)")
         self.export_action = QAction("Export &labels…", self)
         self.export_action.setStatusTip("Write the corpus JSONL with your labels as expected_rule")
         self.export_action.triggered.connect(lambda _c=False: self.export_labels_dialog())
         self.setToolTip("Ctrl+Enter save and next · Alt+J / Alt+K next / previous · Ctrl+S save now")
+
+    def keys_home(self) -> QWidget:
+        """Ctrl+4: the queue (J-free: Alt+J / Alt+K, Enter or Tab to the When field, `?` help);
+        never a text field, where the next key would be typed into a label."""
+        return self.view
 
     # -- store access (reviewer, _store and _db come from StorePanel) -----------------------
     def _failed(self, what: str) -> Callable[[JobFailure], None]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -62,6 +62,7 @@ class QueuePage:
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setWordWrap(False)
+        self.view.setTabKeyNavigation(False)  # Tab leaves the queue (to the When field), never walks cells
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         # Headers never clipped ("My label"); ids and labels elided in the middle.
@@ -168,8 +169,14 @@ class QueuePage:
             self.status_message.emit("End of the list" if step > 0 else "Start of the list")
 
     def save_and_next(self) -> None:
+        """Save and go to the next trajectory; focus goes to the queue, where `?` is help and
+        single keys type nothing (Enter or Tab there returns to the When field)."""
         self.save_now()
+        if self._unconfirmed is not None and self.is_dirty():
+            self.status_message.emit(self._unconfirmed.lstrip("● "))
+            return  # a stray-key label stays on screen until confirmed (Ctrl+S) or changed
         self.move(1)
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         item = self.model.row_at(current.row()) if current.isValid() else None
