@@ -105,7 +105,14 @@ def main(argv: list[str] | None = None) -> int:
             started = time.monotonic()
             print(f"{name}: {len(found)} mutants against {' '.join(target.tests)} "
                   f"(baseline {base:.1f} s, timeout {timeout:.0f} s, {len(copies)} at once)", flush=True)
-            outcomes = run_mutants(copies, name, source, found, target.tests, timeout, lambda _o: None)
+            done: list[Outcome] = []
+
+            def progress(outcome: Outcome, total: int = len(found)) -> None:
+                done.append(outcome)
+                if len(done) % 25 == 0:
+                    print(f"  ... {len(done)}/{total}", file=sys.stderr, flush=True)
+
+            outcomes = run_mutants(copies, name, source, found, target.tests, timeout, progress)
             score = report(name, outcomes, equivalents.get(name, {}))
             print(f"  ({time.monotonic() - started:.0f} s)", flush=True)
             if score < args.fail_under:

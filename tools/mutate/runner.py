@@ -36,16 +36,24 @@ class Outcome:
     status: str  # "killed", "timeout" (counted as killed), "survived"
 
 
+def _core_only(tests: Sequence[str]) -> bool:
+    return all(t.startswith("tests/core/") for t in tests)
+
+
 def _pytest_command(tests: Sequence[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-W", "ignore",
-            *tests]
+    # Core tests run as ./dev.sh test runs them: without Qt, which also saves a PySide6 import per mutant.
+    no_qt = ["-p", "no:pytest-qt"] if _core_only(tests) else []
+    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *no_qt, "--no-header",
+            "-W", "ignore", *tests]
 
 
-def _environment(copy: Path) -> dict[str, str]:
+def _environment(copy: Path, tests: Sequence[str]) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(copy)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if _core_only(tests):
+        env["WORKBENCH_BLOCK_QT"] = "1"
     return env
 
 
@@ -69,7 +77,7 @@ def tree_copies(root: Path, count: int) -> Iterator[list[Path]]:
 def baseline_seconds(copy: Path, tests: Sequence[str]) -> float:
     """Seconds the unmutated tests take; raises when they do not pass (no score without a green base)."""
     started = time.monotonic()
-    done = subprocess.run(_pytest_command(tests), cwd=copy, env=_environment(copy), capture_output=True,
+    done = subprocess.run(_pytest_command(tests), cwd=copy, env=_environment(copy, tests), capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
         tail = "\n".join(done.stdout.splitlines()[-15:])
@@ -81,7 +89,7 @@ def _run_one(copy: Path, module: str, source: str, mutant: Mutant, tests: Sequen
     target = copy / module
     target.write_text(apply(source, mutant), encoding="utf-8")
     # A session of its own, so a timeout also ends what pytest started (a CLI subprocess, say).
-    process = subprocess.Popen(_pytest_command(tests), cwd=copy, env=_environment(copy), stdout=subprocess.DEVNULL,
+    process = subprocess.Popen(_pytest_command(tests), cwd=copy, env=_environment(copy, tests), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         status = "survived" if process.wait(timeout=timeout) == 0 else "killed"
