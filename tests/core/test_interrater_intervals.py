@@ -17,12 +17,16 @@ import pytest
 
 from core.metrics.interrater import (
     ConfusionMatrix,
+    bootstrap_ci,
     confusion_matrix,
+    counts_table,
     fleiss_kappa,
     grouped_kappa,
     kappa_bootstrap_ci,
     kappa_from_matrix,
     krippendorff_alpha_nominal,
+    pairwise_percent_agreement,
+    percent_agreement,
 )
 from core.stats.wilson import Z_95
 
@@ -223,3 +227,81 @@ def test_confusion_matrix_without_labels_is_sorted_and_refuses_unequal_lengths()
     assert confusion_matrix(["b", "a"], ["c", "a"]).labels == ("a", "b", "c")
     with pytest.raises(ValueError):
         confusion_matrix(["a"], ["a", "b"])
+
+
+def test_default_resamples_and_seed_are_2000_and_20260913() -> None:
+    # The CLI's and the panel's numbers are reproducible only while the defaults stay put.
+    a, b = [x for x, _ in VERDICTS], [y for _, y in VERDICTS]
+    assert kappa_bootstrap_ci(a, b) == kappa_bootstrap_ci(a, b, reps=2000, seed=SEED)
+    groups = {"verdict": (a, b), "bucket": ([x for x, _ in BUCKETS], [y for _, y in BUCKETS])}
+    assert grouped_kappa(groups).ci == grouped_kappa(groups, reps=2000, seed=SEED).ci
+    table = [[3, 0], [2, 1], [0, 3], [1, 2], [3, 0]]
+    assert fleiss_kappa(table, bootstrap=200).ci == fleiss_kappa(table, bootstrap=200, seed=SEED).ci
+    data = [["a", "b", "a", "b", "a"], ["a", "b", "b", "b", "a"]]
+    alpha = krippendorff_alpha_nominal(data, bootstrap=200)
+    assert alpha.ci == krippendorff_alpha_nominal(data, bootstrap=200, seed=SEED).ci
+    units = [list(pair) for pair in zip(*data)]
+    assert bootstrap_ci(units, _np_alpha) == _np_bootstrap(units, _np_alpha, 2000, SEED)  # type: ignore[arg-type]
+
+
+class _DefinedAfter:
+    """A statistic undefined for its first ``undefined`` resamples, 1.0 after."""
+
+    def __init__(self, undefined: int) -> None:
+        self.calls = 0
+        self.undefined = undefined
+
+    def __call__(self, _sample: object) -> float | None:
+        self.calls += 1
+        return None if self.calls <= self.undefined else 1.0
+
+
+@pytest.mark.parametrize("reps,defined,has_interval", [(4, 2, True), (4, 1, False), (3, 1, True), (5, 2, True)])
+def test_a_bootstrap_needs_half_of_its_resamples_defined(reps: int, defined: int, has_interval: bool) -> None:
+    ci = bootstrap_ci([1, 2, 3], _DefinedAfter(reps - defined), reps=reps)
+    assert (ci is not None) == has_interval
+    if has_interval:
+        assert ci == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("reps,seed,has_interval", [(4, 1, True), (4, 11, False), (5, 1, True)])
+def test_grouped_kappa_needs_half_of_its_resamples_defined(reps: int, seed: int, has_interval: bool) -> None:
+    # Kind g2 always has chance agreement 1; a resample is undefined when g1 drew one item twice.
+    parts = {"g1": [("a", "a"), ("b", "b")], "g2": [("c", "c")]}
+    rng = random.Random(seed)
+    defined = sum(_np_grouped({g: [p[rng.randrange(len(p))] for _ in p] for g, p in parts.items()}) is not None
+                  for _ in range(reps))
+    assert defined == {(4, 1): 2, (4, 11): 1, (5, 1): 2}[(reps, seed)]  # on the boundary, by construction
+    result = grouped_kappa({g: ([x for x, _ in p], [y for _, y in p]) for g, p in parts.items()}, reps=reps, seed=seed)
+    assert result.value == pytest.approx(1.0)
+    assert (result.ci is not None) == has_interval
+
+
+def test_level_zero_gives_the_median_twice() -> None:
+    # Three resamples of a constant: the percentile's position falls exactly on a value.
+    assert bootstrap_ci([1, 2], lambda _s: 2.5, reps=3, level=0.0) == (2.5, 2.5)
+
+
+def test_one_subject_one_coder_one_rater_tables() -> None:
+    assert fleiss_kappa([[2, 1]]).subjects == 1  # a one-subject table is computed, not an index error
+    assert krippendorff_alpha_nominal([["a", "b"]]).units == 0
+    assert pairwise_percent_agreement([["a", "b"]]).n == 0
+    assert counts_table([["a", "b"]]) == [[1, 0], [0, 1]]
+
+
+def test_empty_inputs_are_empty_not_errors() -> None:
+    nothing = pairwise_percent_agreement([])
+    assert (nothing.k, nothing.n, nothing.value) == (0, 0, None)
+    assert counts_table([]) == []
+    no_coders = krippendorff_alpha_nominal([])
+    assert (no_coders.units, no_coders.pairable_values) == (0, 0)
+
+
+def test_alpha_of_one_unit_with_two_different_values_is_zero() -> None:
+    # n = 2 pairable values: D_o = 1 and D_e = 1, so alpha = 0 (defined, not "too few values").
+    assert krippendorff_alpha_nominal([["a"], ["b"]]).value == pytest.approx(0.0)
+
+
+def test_percent_agreement_refuses_unequal_lengths() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        percent_agreement(["a"], ["a", "b"])
