@@ -11,7 +11,8 @@ An AST scan of every test module (issue 29). Flagged:
   ``benchmarks/``, which print it.
 
 Not seen: a duration computed in another function or object and compared here (a heartbeat's
-``worst`` gap); review catches those. ``ALLOWED`` is the reviewed exception list: (file, function) -> why it is not a bound on speed.
+``worst`` gap); review catches those. ``ALLOWED`` is the reviewed exception list:
+(file, function) -> why it is not a bound on speed.
 """
 
 from __future__ import annotations

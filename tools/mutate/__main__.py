@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2: two cores)")
     parser.add_argument("--fail-under", type=float, default=0.0, help="exit 1 when a module scores below this")
     parser.add_argument("--list", action="store_true", help="print the mutants without running them")
+    parser.add_argument("--only", type=Path, help="run only the mutants whose keys (function :: change) are lines "
+                        "of this file, e.g. the survivors of the last full run after adding tests")
     args = parser.parse_args(argv)
     targets = load_targets()
     equivalents = load_equivalents()
@@ -95,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
             target = targets[name]
             source = (ROOT / name).read_text(encoding="utf-8")
             found = mutants(source)
+            if args.only is not None:
+                wanted = set(args.only.read_text(encoding="utf-8").splitlines())
+                found = [m for m in found if m.key in wanted]
             if args.list:
                 for m in found:
                     print(f"{name}:{m.line}: {m.key}")

@@ -101,7 +101,7 @@ def _short(node: ast.AST, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _constant_variants(value: object) -> list[object]:
+def _constant_variants(value: object) -> list[bool | int | float | str]:
     if isinstance(value, bool):
         return [not value]
     if isinstance(value, int):
