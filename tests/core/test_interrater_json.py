@@ -2,7 +2,7 @@
 
 ``tests/fixtures/golden/interrater.json`` was generated once from these examples and checked
 by hand against the textbook values named beside each case (kappa 0.4 of the Wikipedia table,
-Fleiss' 0.210, alpha 0.743 of Krippendorff 2011, the Wilson interval of 7/10). To regenerate
+Fleiss' 0.210, alpha 0.743 of Krippendorff 2011, the Wilson intervals of 7/10 and 1/3). To regenerate
 after a deliberate change: ``WORKBENCH_REGOLDEN=1 pytest tests/core/test_interrater_json.py``,
 then check the diff by hand again.
 """
@@ -39,6 +39,7 @@ def _cases() -> dict[str, Any]:
     return {
         "rate_7_of_10": Rate.of(7, 10).to_dict(),
         "rate_empty": Rate.of(0, 0).to_dict(),
+        "rate_1_of_3": Rate.of(1, 3).to_dict(),  # rounded to 4 places: 0.3333 [0.0615, 0.7923]
         "percent_agreement": percent_agreement(A, B).to_dict(),
         "confusion_matrix": confusion_matrix(A, B, ["y", "n"]).to_dict(),
         "cohen_kappa": grouped_kappa({"only": (A, B)}).to_dict(),
