@@ -3,6 +3,8 @@
 #   ./dev.sh run [ARGS...]   set up (first time) and start the Workbench window
 #   ./dev.sh test [ARGS...]  set up (first time) and run the test suite
 #   ./dev.sh cli [ARGS...]   set up (first time) and run the headless CLI
+#   ./dev.sh mutate [MODULE...]  mutation scores of the statistics and verdict modules
+#                            (tools/mutate; covering tests in tools/mutate/targets.toml)
 # Setup makes .venv, installs the CPU build of torch first (an unpinned torch would pull a
 # multi-gigabyte CUDA build), then the project with its test extras. It re-runs only when
 # pyproject.toml changes.
@@ -77,6 +79,8 @@ case "$cmd" in
         "$VENV/bin/python" -m pytest tests --ignore=tests/core || status=$?
         exit "$status" ;;
   cli)  exec "$VENV/bin/cauterule-workbench" "$@" ;;
+  mutate) export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+        exec "$VENV/bin/python" -m tools.mutate "$@" ;;
   setup) ;;
-  *) echo "usage: ./dev.sh run|test|cli|setup [ARGS...]" >&2; exit 2 ;;
+  *) echo "usage: ./dev.sh run|test|cli|mutate|setup [ARGS...]" >&2; exit 2 ;;
 esac

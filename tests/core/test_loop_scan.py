@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -44,26 +43,24 @@ def test_a_set_cancel_stops_the_scan_before_it_reads(demo_store: Store) -> None:
         scan_loop(demo_store, cancel)
 
 
-def test_cancel_mid_scan_of_a_big_store_stops_within_a_fraction_of_a_second(tmp_path: Path,
-                                                                            shared_corpus: Path) -> None:
+def test_cancel_mid_scan_of_a_big_store_stops_at_the_next_chunk(tmp_path: Path, shared_corpus: Path) -> None:
+    # Counted in chunks, not seconds (a shared machine makes seconds noise); the time from a
+    # cancel to the scan returning is a benchmark figure (benchmarks/clock_bounds.py).
     generate(3000, 5, seed=5, out=tmp_path / "corpus", source=shared_corpus)
     store = open_store(tmp_path / "big.sqlite")
     try:
         import_paths(store, [tmp_path / "corpus"])
         cancel = threading.Event()
-        asked: list[float] = []
         seen: list[tuple[int, int]] = []
 
         def progress(done: int, total: int) -> None:
             seen.append((done, total))
             if len(seen) == 2 and not cancel.is_set():
                 cancel.set()
-                asked.append(time.perf_counter())
 
         with pytest.raises(LoopScanCancelled):
             scan_loop(store, cancel, chunk=100, progress=progress)
-        stopped = time.perf_counter() - asked[0]
-        assert stopped < 0.5, f"the scan went on for {stopped:.2f} s after cancel"
+        assert len(seen) <= 3, f"{len(seen) - 2} chunks were scanned after the cancel"
         assert seen[-1][0] < seen[-1][1] == 3000  # it stopped early, far from the end
     finally:
         store.close()

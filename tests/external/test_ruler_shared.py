@@ -59,6 +59,8 @@ def test_report_numbers_equal_the_json_on_the_shared_corpus(shared_store: Store,
 
 
 def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store, qapp: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import QCoreApplication
+
     from core.store.corpus_repo import CorpusRepository
     from core.store.replay_repo import ReplayRepository
     from core.store.result_repo import ResultRepository
@@ -86,7 +88,7 @@ def test_dashboard_renders_every_panel_offscreen(qtbot: Any, shared_store: Store
             assert card.figure.axes, name
         body = panel.scroll.widget()
         body.resize(body.sizeHint().expandedTo(panel.scroll.viewport().size()))
-        qtbot.wait(200)
+        QCoreApplication.sendPostedEvents()  # the layout requests of the resize, before the grab
         assert panel.grab().save(str(screenshot)) or body.grab().save(str(screenshot))
         assert screenshot.stat().st_size > 10_000
     finally:

@@ -122,9 +122,10 @@ def test_the_list_is_lazy_and_pages_come_from_db_jobs(qtbot: Any, demo: StoreSer
     qtbot.waitUntil(lambda: widget.model.total == 43 and widget.model.rowCount() >= 10, timeout=10_000)
     assert widget.model.rowCount() < 43  # only what the view needed so far
     for _ in range(20):  # scrolling asks for the next pages, each fetched by a DB job
+        shown = widget.model.rowCount()
         widget.view.scrollToBottom()
         widget.model.fetchMore()
-        qtbot.wait(30)
+        qtbot.waitUntil(lambda: widget.model.rowCount() > shown, timeout=10_000)  # the page job delivered
         if widget.model.rowCount() == 43:
             break
     assert widget.model.rowCount() == 43 and not widget.model.canFetchMore()

