@@ -233,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli import store as cli_store  # store copy / store check / team add-reviewer (issue 14)
 
     cli_store.register(sub)
+    from core.cli import lab as cli_lab  # the calibration lab (issue 26)
+
+    cli_lab.register(sub)
     return parser
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
 from core.lab.readouts import Reader, ReadOut
 from core.lab.scores import EmbedFn, ScoredPairs
-from core.lab.settings import REFERENCE_SEMANTIC, Setting, default_grid
+from core.lab.settings import REFERENCE_SEMANTIC, WORKBENCH_DEFAULT, Setting, default_grid
 from core.lab.split import DEFAULT_HELD_BACK, DEFAULT_SEED, Split, group_split, rule_groups
 from core.lab.truths import ReviewerJudgement, Truth, expected_rule_truth, failure_class_proxy, reviewer_truth
 from core.replay.types import ReplayRule, ReplayTrajectory
@@ -66,6 +66,8 @@ class LabResult:
     model_id: str | None
     pairs: int
     seconds: dict[str, float] = field(default_factory=dict)
+    # truth -> setting -> source domain of the rules -> figures on all of the truth's rules
+    per_domain: dict[str, dict[str, dict[str, ReadOut]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +76,8 @@ class LabResult:
             "truths": {n: t.describe() for n, t in self.truths.items()},
             "splits": {n: s.to_dict() for n, s in self.splits.items()},
             "choices": {n: c.to_dict() for n, c in self.choices.items()},
+            "per_domain": {t: {s: {d: r.to_dict() for d, r in doms.items()} for s, doms in rows.items()}
+                           for t, rows in self.per_domain.items()},
             "settings": [{
                 **s.to_dict(), "reads": list(s.reads()), "canaries": self.canaries[s.name].to_dict(),
                 "circular_for": {t: f for t, f in self.circular[s.name].items() if f},
@@ -136,9 +140,28 @@ def run_lab(
             progress("sweep", done, len(settings))
     seconds["sweep"] = time.perf_counter() - sweep_started
     choices = {name: _choose(name, truth, settings, readouts, canaries, circular) for name, truth in truths.items()}
+    per_domain = _per_domain(scored, settings, truths, choices, reader)
     seconds["total"] = time.perf_counter() - started
     return LabResult(settings, truths, splits, readouts, canaries, circular, choices, scored.key, scored.model_id,
-                     scored.pairs, seconds)
+                     scored.pairs, seconds, per_domain)
+
+
+def _per_domain(scored: ScoredPairs, settings: Sequence[Setting], truths: dict[str, Truth],
+                choices: dict[str, Choice], reader: Reader) -> dict[str, dict[str, dict[str, ReadOut]]]:
+    """The reference, the Workbench default and each chosen setting, per source domain of the rules."""
+    by_name = {s.name: s for s in settings}
+    wanted = [REFERENCE_SEMANTIC.name, WORKBENCH_DEFAULT.name] + [c.chosen for c in choices.values() if c.chosen]
+    domain_of = {r.key: r.domain or "(no domain)" for r in scored.rules}
+    out: dict[str, dict[str, dict[str, ReadOut]]] = {}
+    for name in dict.fromkeys(w for w in wanted if w in by_name):
+        results = scored.decide(by_name[name].profile(scored.model_id))
+        for truth_name, truth in truths.items():
+            if truth.empty:
+                continue
+            domains = sorted({domain_of[k] for k in truth.rules})
+            out.setdefault(truth_name, {})[name] = {
+                d: reader.read(results, truth, [k for k in truth.rules if domain_of[k] == d], d) for d in domains}
+    return out
 
 
 def _choose(
