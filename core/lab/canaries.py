@@ -54,12 +54,18 @@ class CanaryBench:
 
     def __init__(self, canaries: list[Canary], embed: EmbedFn | None) -> None:
         self.canaries = canaries
-        rules = [ReplayRule(key=f"canary:{i}", trigger=c.trigger) for i, c in enumerate(canaries)]
-        trajectories = [trajectory_from_record(i, dict(c.record), "lab/canaries") for i, c in enumerate(canaries)]
-        self.scored = ScoredPairs.build(rules, trajectories, embed=embed)
+        self.embed = embed
+        self.rules = [ReplayRule(key=f"canary:{i}", trigger=c.trigger) for i, c in enumerate(canaries)]
+        self.trajectories = [trajectory_from_record(i, dict(c.record), "lab/canaries")
+                             for i, c in enumerate(canaries)]
+        self.scored: dict[bool, ScoredPairs] = {}
 
     def check(self, setting: Setting) -> CanaryVerdict:
-        results = self.scored.decide(setting.profile())
+        reads = setting.read_failure_class
+        if reads not in self.scored:
+            self.scored[reads] = ScoredPairs.build(self.rules, self.trajectories, embed=self.embed,
+                                                   read_failure_class=reads)
+        results = self.scored[reads].decide(setting.profile())
         blind, misses = [], []
         for i, (canary, result) in enumerate(zip(self.canaries, results)):
             prevents = i in result.prevented

@@ -112,6 +112,18 @@ def run_lab(
         scored = ScoredPairs.build(rules, trajectories, embed=embed,
                                    progress=(lambda d, t: progress("scoring", d, t)) if progress else None)
     seconds["scoring"] = time.perf_counter() - started
+    by_flag = {scored.read_failure_class: scored}
+
+    def scorer(read_failure_class: bool) -> ScoredPairs:
+        """Settings that withhold failure_class need their own scores (other views), made once."""
+        if read_failure_class not in by_flag:
+            began = time.perf_counter()
+            by_flag[read_failure_class] = ScoredPairs.build(
+                scored.rules, scored.trajectories, embed=embed if scored.cosine is not None else None,
+                read_failure_class=read_failure_class)
+            seconds["scoring_without_failure_class"] = time.perf_counter() - began
+        return by_flag[read_failure_class]
+
     truths = {t.name: t for t in (failure_class_proxy(scored.rules, scored.trajectories),
                                   expected_rule_truth(scored.rules, scored.trajectories),
                                   reviewer_truth(judgements, scored.trajectories))}
@@ -127,7 +139,7 @@ def run_lab(
     for done, setting in enumerate(settings, 1):
         if cancel is not None and cancel.is_set():
             raise LabCancelled()
-        results = scored.decide(setting.profile(scored.model_id))
+        results = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
         readouts[setting.name] = {}
         for name, truth in truths.items():
             split = splits[name]
@@ -140,21 +152,23 @@ def run_lab(
             progress("sweep", done, len(settings))
     seconds["sweep"] = time.perf_counter() - sweep_started
     choices = {name: _choose(name, truth, settings, readouts, canaries, circular) for name, truth in truths.items()}
-    per_domain = _per_domain(scored, settings, truths, choices, reader)
+    per_domain = _per_domain(scorer, settings, truths, choices, reader)
     seconds["total"] = time.perf_counter() - started
     return LabResult(settings, truths, splits, readouts, canaries, circular, choices, scored.key, scored.model_id,
                      scored.pairs, seconds, per_domain)
 
 
-def _per_domain(scored: ScoredPairs, settings: Sequence[Setting], truths: dict[str, Truth],
+def _per_domain(scorer: Callable[[bool], ScoredPairs], settings: Sequence[Setting], truths: dict[str, Truth],
                 choices: dict[str, Choice], reader: Reader) -> dict[str, dict[str, dict[str, ReadOut]]]:
     """The reference, the Workbench default and each chosen setting, per source domain of the rules."""
     by_name = {s.name: s for s in settings}
     wanted = [REFERENCE_SEMANTIC.name, WORKBENCH_DEFAULT.name] + [c.chosen for c in choices.values() if c.chosen]
+    scored = scorer(True)
     domain_of = {r.key: r.domain or "(no domain)" for r in scored.rules}
     out: dict[str, dict[str, dict[str, ReadOut]]] = {}
     for name in dict.fromkeys(w for w in wanted if w in by_name):
-        results = scored.decide(by_name[name].profile(scored.model_id))
+        setting = by_name[name]
+        results = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
         for truth_name, truth in truths.items():
             if truth.empty:
                 continue

@@ -45,7 +45,7 @@ class ScoredPairs:
     rules: list[ReplayRule]
     trajectories: list[ReplayTrajectory]
     model_id: str | None
-    key: str  # sha256 over the corpus hash, the rules hash and the model id
+    key: str  # sha256 over the corpus hash, the rules hash, the model id and read_failure_class
     index: PoolIndex
     recovery: np.ndarray
     fallback_codes: np.ndarray
@@ -65,6 +65,7 @@ class ScoredPairs:
     domain_conflict: np.ndarray
     context_matched: np.ndarray
     context_total: np.ndarray
+    read_failure_class: bool = True  # False: scored on the trajectories without failure_class
     _composed: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False)
 
@@ -72,14 +73,17 @@ class ScoredPairs:
     def build(
         cls, rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory],
         matcher: MatcherProfile | None = None, embed: EmbedFn | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int], None] | None = None, read_failure_class: bool = True,
     ) -> ScoredPairs:
         """Score every pair once. ``matcher`` fixes what a sweep cannot change (see the module
-        doc); ``embed`` (texts -> unit vectors) gives the cosines, None leaves them out."""
+        doc); ``embed`` (texts -> unit vectors) gives the cosines, None leaves them out;
+        ``read_failure_class=False`` scores what a profile that withholds the label sees
+        (``trajectories`` stay the originals: truths and read-outs need the labels)."""
         rules, trajectories = list(rules), list(trajectories)
+        seen = trajectories if read_failure_class else engine.withhold_failure_class(trajectories)
         base = mb.matcher_profile(matcher, semantic=embed is not None)
         model_id = getattr(embed, "model_id", None) if embed is not None else None
-        views, view_index, index, recovery, codes = engine.build_trajectory_side(trajectories, base, None, None)
+        views, view_index, index, recovery, codes = engine.build_trajectory_side(seen, base, None, None)
         texts = [mb.rule_text(r) for r in rules]
         n_rules, n_traj = len(rules), len(trajectories)
         cosines = mb.SemanticCosines.prepare(texts, views, embed, base) if embed is not None else None
@@ -108,7 +112,8 @@ class ScoredPairs:
             return np.concatenate(parts[name]) if name in parts else np.zeros(shape, dtype=dtype)
 
         preps = [prepare_rule(t) for t in texts]
-        key = hashlib.sha256("\n".join((corpus_hash(trajectories), rules_hash(rules), model_id or "")).encode())
+        key = hashlib.sha256("\n".join((corpus_hash(trajectories), rules_hash(rules), model_id or "",
+                                         str(read_failure_class))).encode())
         pair = (n_rules, n_traj)
         return cls(
             rules=rules, trajectories=trajectories, model_id=model_id, key=key.hexdigest(), index=index,
@@ -123,7 +128,7 @@ class ScoredPairs:
             prefilter_ok=stacked("prefilter_ok", (n_rules,), bool), prefilter_reason=tuple(reasons),
             domain_conflict=stacked("domain_conflict", pair, bool),
             context_matched=stacked("context_matched", pair, np.int32),
-            context_total=stacked("context_total", (n_rules,), np.int32),
+            context_total=stacked("context_total", (n_rules,), np.int32), read_failure_class=read_failure_class,
         )
 
     @property
@@ -151,6 +156,9 @@ class ScoredPairs:
 
     def decide(self, profile: ReplayProfile) -> list[RuleResult]:
         """What ``replay(rules, trajectories, profile, embed=...)`` decides, rule by rule."""
+        if profile.read_failure_class != self.read_failure_class:
+            raise ValueError("these pair scores were made with read_failure_class="
+                             f"{self.read_failure_class}; the profile asks for {profile.read_failure_class}")
         semantic = profile.semantic and self.cosine is not None
         matcher = mb.matcher_profile(profile.matcher, semantic=semantic)
         score, blend, floor = self.compose(matcher, semantic)

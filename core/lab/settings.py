@@ -39,11 +39,14 @@ class Setting:
     precision_scope: str | None = None
     broken_evidence: str | None = None
     domain_gate_fallback: bool | None = None
+    read_failure_class: bool = True  # False: the run withholds failure_class (not circular for the proxy)
 
     @property
     def name(self) -> str:
         thr = "corpus" if self.threshold is None else f"{self.threshold:.2f}"
         parts = [self.base, "sem" if self.semantic else "lex", f"thr={thr}", f"m={self.margin:.2f}"]
+        if not self.read_failure_class:
+            parts.insert(1, "no-failure-class")
         if self.semantic:
             parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
         parts.append(f"alias={self.alias_floor:.2f}")
@@ -61,7 +64,7 @@ class Setting:
                           alias_token_floor=self.alias_floor)
         changes: dict[str, Any] = {"name": f"lab:{self.name}", "semantic": self.semantic,
                                    "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
-                                   "model_id": model_id}
+                                   "model_id": model_id, "read_failure_class": self.read_failure_class}
         for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback"):
             value = getattr(self, name)
             if value is not None:
@@ -71,7 +74,7 @@ class Setting:
     def reads(self) -> tuple[str, ...]:
         """The record fields this setting scopes, filters or scores by."""
         profile = self.profile()
-        fields = list(MATCHER_READS)
+        fields = list(MATCHER_READS) if self.read_failure_class else []
         fields.append("domain:recall_pool")
         if profile.precision_scope == "same_as_recall":
             fields.append("domain:precision_pool")
@@ -108,6 +111,15 @@ def default_grid() -> list[Setting]:
             grid.append(Setting(base=base, threshold=threshold))
     grid.append(Setting(domain_gate_fallback=False))
     grid.append(Setting(broken_evidence="score"))
+    # The same questions with failure_class withheld: the only settings the proxy may choose.
+    for base in ("reference-0.3.1", "workbench"):
+        grid.append(Setting(base=base, semantic=False, read_failure_class=False))
+    for threshold, weight, floor in itertools.product((None, 0.5, 0.6, 0.7), (0.2, 0.4), (0.62, 0.80)):
+        grid.append(Setting(threshold=threshold, semantic_weight=weight, semantic_floor=floor, read_failure_class=False))
+    for base, threshold in itertools.product(("reference-0.3.1",), (None, 0.6, 0.7)):
+        grid.append(Setting(base=base, threshold=threshold, read_failure_class=False))
+    for pool, scope in itertools.product(("runner", "exclude_first"), ("same_as_recall", "all")):
+        grid.append(Setting(pool_policy=pool, precision_scope=scope, read_failure_class=False))
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)

@@ -54,6 +54,15 @@ def _chunk_size(n_traj: int) -> int:
     return max(1, min(256, TARGET_PAIRS_PER_CHUNK // max(1, n_traj)))
 
 
+def withhold_failure_class(trajectories: Sequence[ReplayTrajectory]) -> list[ReplayTrajectory]:
+    """The trajectories without ``failure_class``, in the record and beside it (a profile with
+    ``read_failure_class=False``): the same keys, ids, domains and outcomes."""
+    return [t if t.failure_class is None and "failure_class" not in t.record else
+            replace(t, failure_class=None, record_hash=None,
+                    record={k: v for k, v in t.record.items() if k != "failure_class"})
+            for t in trajectories]
+
+
 def chunk_bounds(n_rules: int, n_traj: int) -> list[tuple[int, int]]:
     """The run's chunks of rules, ``(lo, hi)``. The first chunks are small so the first results
     show within moments; then they double up to the ~32k-pair working size. The first is at
@@ -130,8 +139,12 @@ def replay(
     try:
         config = build_config(profile, matcher, state, model_id, rules, trajectories, check)
         chash = config_hash(config)
+        side_key = str(config["corpus_hash"])
+        if not profile.read_failure_class:  # the config keeps the real corpus hash; the side is another
+            trajectories = withhold_failure_class(trajectories)
+            side_key += ":no-failure-class"
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, str(config["corpus_hash"]), check, side_store)
+            trajectories, matcher, prune, side_key, check, side_store)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
         if state == "on":

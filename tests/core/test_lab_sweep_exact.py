@@ -10,6 +10,8 @@ from test_replay_pruning import TopicEmbed, _outcome_view, _replay_inputs
 from core.lab.scores import ScoredPairs
 from core.lab.settings import Setting, default_grid
 from core.replay.engine import replay
+from core.replay.inputs import trajectory_from_record
+from core.replay.types import ReplayRule
 
 SETTING = st.builds(
     Setting,
@@ -24,6 +26,7 @@ SETTING = st.builds(
     precision_scope=st.sampled_from([None, "same_as_recall", "all", "domain_if_gated"]),
     broken_evidence=st.sampled_from([None, "score", "lexical"]),
     domain_gate_fallback=st.sampled_from([None, True, False]),
+    read_failure_class=st.booleans(),
 )
 
 
@@ -32,11 +35,13 @@ SETTING = st.builds(
 def test_each_setting_decides_what_a_full_replay_with_it_decides(seed: int, chosen: list[Setting]) -> None:
     rules, trajectories = _replay_inputs(seed)
     embed = TopicEmbed()
-    scored = ScoredPairs.build(rules, trajectories, embed=embed)  # once for every setting
+    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
+              for flag in (True, False)}  # once for every setting
     for setting in chosen:
         profile = setting.profile()
         full = replay(rules, trajectories, profile, embed=embed)
-        assert _outcome_view(scored.decide(profile)) == _outcome_view(full.results), setting.name
+        decided = scored[setting.read_failure_class].decide(profile)
+        assert _outcome_view(decided) == _outcome_view(full.results), setting.name
 
 
 def test_without_a_model_semantic_settings_decide_as_an_unavailable_semantic_replay() -> None:
@@ -51,9 +56,28 @@ def test_without_a_model_semantic_settings_decide_as_an_unavailable_semantic_rep
 def test_the_default_grid_has_at_least_50_distinct_settings_and_each_replays_identically() -> None:
     rules, trajectories = _replay_inputs(3)
     embed = TopicEmbed()
-    scored = ScoredPairs.build(rules, trajectories, embed=embed)
+    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
+              for flag in (True, False)}
     grid = default_grid()
     assert len(grid) >= 50 and len({s.name for s in grid}) == len(grid)
     for setting in grid:
         full = replay(rules, trajectories, setting.profile(), embed=embed)
-        assert _outcome_view(scored.decide(setting.profile())) == _outcome_view(full.results), setting.name
+        decided = scored[setting.read_failure_class].decide(setting.profile())
+        assert _outcome_view(decided) == _outcome_view(full.results), setting.name
+
+
+def test_a_run_without_failure_class_never_reads_it() -> None:
+    """The label's words match only while the run reads the label: withheld, they are gone."""
+    records = [{"trajectory_id": f"T-{i}", "task": "deploy the app", "success": False, "domain": "devops",
+                "failure_class": "zeta/omega/kappa", "steps": [{"step_number": 1, "tool": "bash",
+                                                                  "input": "deploy.sh", "error": "timeout"}]}
+               for i in range(4)]
+    trajectories = [trajectory_from_record(i, r, "golden") for i, r in enumerate(records)]
+    rule = ReplayRule(key="label", trigger="zeta omega kappa")
+    reading = replay([rule], trajectories, Setting(semantic=False).profile(), embed=None)
+    withheld = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False).profile(), embed=None)
+    assert reading.results[0].prevented == (0, 1, 2, 3)
+    assert withheld.results[0].prevented == ()
+    assert withheld.config["replay"]["read_failure_class"] is False
+    assert withheld.config["corpus_hash"] == reading.config["corpus_hash"]  # the same corpus, not read whole
+    assert "read_failure_class" not in reading.config["replay"]  # earlier runs' config hashes stay the same
