@@ -40,6 +40,7 @@ class Setting:
     broken_evidence: str | None = None
     domain_gate_fallback: bool | None = None
     read_failure_class: bool = True  # False: the run withholds failure_class (not circular for the proxy)
+    failure_gate_fallback: bool = False  # gate unlabelled failures on their domain field
 
     @property
     def name(self) -> str:
@@ -47,6 +48,8 @@ class Setting:
         parts = [self.base, "sem" if self.semantic else "lex", f"thr={thr}", f"m={self.margin:.2f}"]
         if not self.read_failure_class:
             parts.insert(1, "no-failure-class")
+        if self.failure_gate_fallback:
+            parts.append("failure-gate=domain")
         if self.semantic:
             parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
         parts.append(f"alias={self.alias_floor:.2f}")
@@ -64,7 +67,8 @@ class Setting:
                           alias_token_floor=self.alias_floor)
         changes: dict[str, Any] = {"name": f"lab:{self.name}", "semantic": self.semantic,
                                    "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
-                                   "model_id": model_id, "read_failure_class": self.read_failure_class}
+                                   "model_id": model_id, "read_failure_class": self.read_failure_class,
+                                   "failure_gate_fallback": self.failure_gate_fallback}
         for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback"):
             value = getattr(self, name)
             if value is not None:
@@ -80,6 +84,8 @@ class Setting:
             fields.append("domain:precision_pool")
         if profile.domain_gate_fallback:
             fields.append("domain:success_gate")
+        if profile.failure_gate_fallback:
+            fields.append("domain:failure_gate")
         if self.threshold is None:
             fields.append("corpus:threshold")
         return tuple(fields)
@@ -111,15 +117,19 @@ def default_grid() -> list[Setting]:
             grid.append(Setting(base=base, threshold=threshold))
     grid.append(Setting(domain_gate_fallback=False))
     grid.append(Setting(broken_evidence="score"))
-    # The same questions with failure_class withheld: the only settings the proxy may choose.
-    for base in ("reference-0.3.1", "workbench"):
-        grid.append(Setting(base=base, semantic=False, read_failure_class=False))
-    for threshold, weight, floor in itertools.product((None, 0.5, 0.6, 0.7), (0.2, 0.4), (0.62, 0.80)):
-        grid.append(Setting(threshold=threshold, semantic_weight=weight, semantic_floor=floor, read_failure_class=False))
-    for base, threshold in itertools.product(("reference-0.3.1",), (None, 0.6, 0.7)):
-        grid.append(Setting(base=base, threshold=threshold, read_failure_class=False))
-    for pool, scope in itertools.product(("runner", "exclude_first"), ("same_as_recall", "all")):
-        grid.append(Setting(pool_policy=pool, precision_scope=scope, read_failure_class=False))
+    # The same questions with failure_class withheld (the only settings the proxy may choose),
+    # without and with a failure gate on the domain field in place of the label's guard.
+    for gate in (False, True):
+        for base in ("reference-0.3.1", "workbench"):
+            grid.append(Setting(base=base, semantic=False, read_failure_class=False, failure_gate_fallback=gate))
+        for base, threshold, weight in itertools.product(("reference-0.3.1", "workbench"), (None, 0.6, 0.7),
+                                                         (0.2, 0.4)):
+            grid.append(Setting(base=base, threshold=threshold, semantic_weight=weight, read_failure_class=False,
+                                failure_gate_fallback=gate))
+        for pool, scope in itertools.product(("runner", "exclude_first"), ("same_as_recall", "all")):
+            grid.append(Setting(pool_policy=pool, precision_scope=scope, read_failure_class=False,
+                                failure_gate_fallback=gate))
+    grid.append(Setting(failure_gate_fallback=True))
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)

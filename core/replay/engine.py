@@ -269,6 +269,9 @@ def decide_chunk(
     if profile.domain_gate_fallback:
         # Successes without failure_class: gate on the record's domain field as well.
         conflict = conflict | (fallback_conflict(chunk, fallback_codes) & ~index.failure[None, :])
+    if profile.failure_gate_fallback:
+        # Failures without failure_class (all of them when the run withholds it): the same gate.
+        conflict = conflict | (fallback_conflict(chunk, fallback_codes) & index.failure[None, :])
     codes = bucket_codes(
         score=batch.score,
         threshold=thresholds,

@@ -91,6 +91,7 @@ def build_config(
         # A choice added later is recorded only when it differs from what runs did before it,
         # so the config hash of every earlier kind of run stays the same.
         and not (f.name == "read_failure_class" and profile.read_failure_class)
+        and not (f.name == "failure_gate_fallback" and not profile.failure_gate_fallback)
     }
     return {
         "engine_version": ENGINE_VERSION,

@@ -27,6 +27,7 @@ SETTING = st.builds(
     broken_evidence=st.sampled_from([None, "score", "lexical"]),
     domain_gate_fallback=st.sampled_from([None, True, False]),
     read_failure_class=st.booleans(),
+    failure_gate_fallback=st.booleans(),
 )
 
 
