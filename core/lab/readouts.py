@@ -123,13 +123,22 @@ class Reader:
         self.rejection = frozenset(t.key for t in trajectories
                                    if any(seg in REJECTION_CORPORA for seg in t.corpus.lower().split("/")))
         self.keys = frozenset(t.key for t in trajectories)
+        self._permuted: dict[int, tuple[Truth, list[Truth]]] = {}
+
+    def _shuffled(self, truth: Truth) -> list[Truth]:
+        """The truth's permutations, made once per truth (they do not depend on a setting)."""
+        found = self._permuted.get(id(truth))
+        if found is None or found[0] is not truth:
+            found = (truth, [truth.shuffled(seed) for seed in FLOOR_SEEDS])
+            self._permuted[id(truth)] = found
+        return found[1]
 
     def read(self, results: Sequence[RuleResult], truth: Truth, rules: Collection[str], part: str) -> ReadOut:
         by_key = {r.rule_key: r for r in results}
         rules = [k for k in rules if truth.universe.get(k) and k in by_key]
         broken_of = {k: frozenset(by_key[k].broken) for k in rules}
         counts = _counts(by_key, truth, rules, broken_of)
-        floors = [_counts(by_key, truth.shuffled(seed), rules, broken_of) for seed in FLOOR_SEEDS]
+        floors = [_counts(by_key, shuffled, rules, broken_of) for shuffled in self._shuffled(truth)]
 
         def over(fn: Any) -> float | None:
             return _mean([fn(c) for c in floors])
