@@ -82,3 +82,19 @@ def test_a_run_without_failure_class_never_reads_it() -> None:
     assert withheld.config["replay"]["read_failure_class"] is False
     assert withheld.config["corpus_hash"] == reading.config["corpus_hash"]  # the same corpus, not read whole
     assert "read_failure_class" not in reading.config["replay"]  # earlier runs' config hashes stay the same
+
+
+def test_the_failure_gate_on_the_domain_field_blocks_another_domain_s_unlabelled_failure() -> None:
+    """With failure_class withheld the matcher's guard is gone; failure_gate_fallback puts a guard
+    back from the record's domain field (a pip rule does not prevent a docker failure)."""
+    records = [{"trajectory_id": f"D-{i}", "task": "pip install fails with permission denied in docker build",
+                "success": False, "domain": "docker", "failure_class": "docker/build/permission",
+                "steps": [{"step_number": 1, "tool": "bash", "input": "docker build .", "error": "denied"}]}
+               for i in range(4)]
+    trajectories = [trajectory_from_record(i, r, "golden") for i, r in enumerate(records)]
+    rule = ReplayRule(key="pip", trigger="pip install fails with permission denied")
+    open_gate = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False).profile())
+    gated = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False,
+                                                 failure_gate_fallback=True).profile())
+    assert open_gate.results[0].prevented == (0, 1, 2, 3)
+    assert gated.results[0].prevented == ()
