@@ -211,4 +211,7 @@ def _choose(
     reason = ("beats reference-0.3.1 semantic on held-back F1 with no higher false-accept rate" if beats and keeps
               else "chosen on the tuning part, but on the held-back part it does not beat reference-0.3.1 semantic"
               + ("" if keeps else " and accepts more rejection trajectories"))
+    if beats and chosen.f1.ci is not None and ref.f1.value is not None and chosen.f1.ci[0] <= ref.f1.value:
+        gap = (chosen.f1.value or 0.0) - ref.f1.value
+        reason += f" (by {gap:.3f}: the reference's F1 is inside the chosen setting's interval, not a clear win)"
     return Choice(name, best.name, reason, chosen, ref, shippable=beats and keeps)

@@ -130,6 +130,13 @@ def default_grid() -> list[Setting]:
             grid.append(Setting(pool_policy=pool, precision_scope=scope, read_failure_class=False,
                                 failure_gate_fallback=gate))
     grid.append(Setting(failure_gate_fallback=True))
+    # The alias-token floor below the threshold (a shared alias token alone no longer matches),
+    # with and without the label, on both bases.
+    for base, reads, alias in itertools.product(("reference-0.3.1", "workbench"), (True, False), (0.5, 0.55)):
+        grid.append(Setting(base=base, alias_floor=alias, read_failure_class=reads, failure_gate_fallback=not reads))
+    grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall"))
+    grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall", read_failure_class=False,
+                        failure_gate_fallback=True))
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)
