@@ -20,7 +20,8 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 from core.matching.text import normalize
@@ -44,8 +45,8 @@ class Truth:
     caveat: str
     universe: Mapping[str, frozenset[int]]
     positives: Mapping[str, frozenset[int]]
-    label_of: Mapping[int, str] = field(default_factory=dict)
-    rule_label: Mapping[str, str] = field(default_factory=dict)
+    label_of: Mapping[int, str] = dc_field(default_factory=dict)
+    rule_label: Mapping[str, str] = dc_field(default_factory=dict)
     proxy: bool = False
 
     @property
