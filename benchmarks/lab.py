@@ -70,12 +70,13 @@ def main() -> int:
     parser.add_argument("--generated", type=Path, default=None)
     parser.add_argument("--rules", type=int, default=None)
     parser.add_argument("--trajectories", type=int, default=None)
+    parser.add_argument("--settings", type=int, default=None, help="the first N settings of the default grid")
     args = parser.parse_args()
     if args.generated is not None:
         rules, trajectories, embed = generated_inputs(args.generated, args.rules, args.trajectories)
     else:
         rules, trajectories, embed = store_inputs(args.store)
-    grid = default_grid()
+    grid = default_grid()[: args.settings]
     print(f"{len(rules)} rules x {len(trajectories)} trajectories = {len(rules) * len(trajectories):,} pairs; "
           f"{len(grid)} settings")
     ScoredPairs.build(rules, trajectories, embed=embed)  # cold: embeddings, trajectory side

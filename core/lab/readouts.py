@@ -151,19 +151,19 @@ class Reader:
         net = _rate(counts.net_rules, counts.rules, over(lambda c: c.net_rules / c.rules if c.rules else None))
 
         broken = successes = accepted = rejection = claims = pairs = 0
+        # Counted from the rule's claims and positives (small), never by copying a [T] set per rule.
         for key in rules:
             result = by_key[key]
             source = self.sources.get(key, frozenset())
-            fired = set(result.prevented) | set(result.broken)
+            fired = set(result.prevented).union(result.broken)
             positives = truth.positives.get(key, frozenset())
-            own_successes = self.successes - source
-            own_rejection = self.rejection - source - positives
-            broken += len(own_successes.intersection(result.broken))
-            successes += len(own_successes)
-            accepted += len(own_rejection.intersection(fired))
-            rejection += len(own_rejection)
-            claims += len(fired - source)
-            pairs += len(self.keys - source)
+            broken += sum(1 for k in result.broken if k in self.successes and k not in source)
+            successes += len(self.successes) - len(source & self.successes)
+            accepted += sum(1 for k in fired if k in self.rejection and k not in source and k not in positives)
+            rejection += len(self.rejection) - len(source & self.rejection) - sum(
+                1 for k in positives if k in self.rejection and k not in source)
+            claims += sum(1 for k in fired if k not in source)
+            pairs += len(self.keys) - len(source & self.keys)
         base = claims / pairs if pairs else None
         return ReadOut(truth.name, part, counts.rules, precision, recall, f1, _rate(broken, successes, base),
                        _rate(accepted, rejection, base), net)
