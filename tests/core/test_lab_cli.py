@@ -49,3 +49,37 @@ def test_an_empty_store_is_one_line_on_stderr_and_exit_1(tmp_path: Path, capsys:
     assert cli_main(["lab", "--store", str(tmp_path / "empty.sqlite"), "--no-semantic"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ")
+
+
+def test_reviewers_blind_answers_in_the_store_become_the_reviewers_truth(tmp_path: Path) -> None:
+    from core.agreement.session import commit_judgement, create_session, next_item
+    from core.lab.judgements import reviewer_judgements
+    from core.lab.truths import reviewer_truth
+    from core.replaying import load_inputs
+    from core.store.engine import open_store
+    from core.store.replay_repo import ReplayRepository
+
+    path = str(tmp_path / "judged.sqlite")
+    assert cli_main(["import", str(DEMO), "--store", path]) == 0
+    assert cli_main(["replay", "--store", path, "--no-semantic", "--from-expected-rule"]) == 0
+    store = open_store(Path(path))
+    try:
+        latest = ReplayRepository(store).latest_complete_run()
+        assert latest is not None
+        run = latest.id
+        session = create_session(store, run, "lead", size=12, seed=3)
+        judged: set[tuple[str, int]] = set()
+        while (item := next_item(store, session.id, "ana")) is not None:
+            on_failure = bool(item.scope_choices)
+            commit_judgement(store, item.item_id, "ana", "prevents" if on_failure else item.choices[0],
+                             scope="in_scope" if on_failure else None)
+            if on_failure:
+                judged.add((str(item.rule_version), int(item.trajectory_pk or -1)))
+        assert judged, "the session asks about some failure"
+        inputs = load_inputs(store, include_expected_rules=True)
+        truth = reviewer_truth(reviewer_judgements(store), inputs.trajectories)
+        rule_keys = {r.key for r in inputs.rules}
+        assert not truth.empty and set(truth.rules) <= rule_keys
+        assert {(r, t) for r, keys in truth.positives.items() for t in keys} == judged
+    finally:
+        store.close()
