@@ -6,7 +6,7 @@ truth nor blind to a canary, and whose false-accept rate on the rejection corpor
 is no higher than reference-0.3.1 semantic's, the best F1 of ``prevented`` on the tuning part
 (ties: higher precision, then the name). Its figures are then reported on the held-back part
 beside reference-0.3.1 semantic's; it is ``shippable`` only when it beats the reference's F1
-there without a higher false-accept rate. Figures on all data are shown too, marked as such:
+there (the reference's F1 below the chosen setting's interval) without a higher false-accept rate. Figures on all data are shown too, marked as such:
 they are never what a choice rests on.
 """
 
@@ -211,7 +211,10 @@ def _choose(
     reason = ("beats reference-0.3.1 semantic on held-back F1 with no higher false-accept rate" if beats and keeps
               else "chosen on the tuning part, but on the held-back part it does not beat reference-0.3.1 semantic"
               + ("" if keeps else " and accepts more rejection trajectories"))
+    clear = True
     if beats and chosen.f1.ci is not None and ref.f1.value is not None and chosen.f1.ci[0] <= ref.f1.value:
+        clear = False
         gap = (chosen.f1.value or 0.0) - ref.f1.value
-        reason += f" (by {gap:.3f}: the reference's F1 is inside the chosen setting's interval, not a clear win)"
-    return Choice(name, best.name, reason, chosen, ref, shippable=beats and keeps)
+        reason += (f", but only by {gap:.3f}: the reference's F1 is inside the chosen setting's interval, "
+                   "not a clear win")
+    return Choice(name, best.name, reason, chosen, ref, shippable=beats and keeps and clear)

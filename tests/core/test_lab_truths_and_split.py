@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from core.lab.canaries import CanaryBench, load_canaries
-from core.lab.readouts import Reader
-from core.lab.run import circular_for, run_lab
+from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
+from core.lab.readouts import Figure, Reader, ReadOut
+from core.lab.run import _choose, circular_for, run_lab
 from core.lab.scores import ScoredPairs
-from core.lab.settings import Setting
+from core.lab.settings import REFERENCE_SEMANTIC, Setting
 from core.lab.split import group_split, record_split, rule_groups
-from core.lab.truths import ReviewerJudgement, expected_rule_truth, failure_class_proxy, reviewer_truth
+from core.lab.truths import ReviewerJudgement, Truth, expected_rule_truth, failure_class_proxy, reviewer_truth
 from core.replay.inputs import trajectory_from_record
 from core.replay.types import ReplayRule, ReplayTrajectory
 
@@ -143,3 +143,27 @@ def test_every_figure_carries_its_shuffled_floor_and_the_split_is_stored_with_th
     for name in ("precision", "recall", "f1", "false_break", "false_accept", "net_positive"):
         assert "floor" in readout[name] and "ci" in readout[name] and "n" in readout[name]
     assert readout["f1"]["n"] > 0 and readout["f1"]["floor"] is not None
+
+
+def _readout(f1: float, ci: tuple[float, float], accept: float) -> ReadOut:
+    fig = Figure(f1, 10, 12, ci, 0.1)
+    return ReadOut("t", "p", 5, fig, fig, fig, fig, Figure(accept, 1, 100, (0.0, 0.05), 0.04), fig)
+
+
+def test_a_win_inside_the_interval_is_no_clear_win_and_is_not_shippable() -> None:
+    truth = Truth("t", "expected_rule", "c", {"r": frozenset({1})}, {"r": frozenset({1})})
+    other = Setting(threshold=0.7)
+    settings = [REFERENCE_SEMANTIC, other]
+    flags = {s.name: CanaryVerdict((), ()) for s in settings}
+    circular: dict[str, dict[str, list[str]]] = {s.name: {"t": []} for s in settings}
+
+    def board(chosen_f1: float, chosen_ci: tuple[float, float]) -> dict[str, dict[str, dict[str, ReadOut]]]:
+        ref = {p: _readout(0.80, (0.75, 0.85), 0.01) for p in ("tuning", "held_back", "all")}
+        mine = {"tuning": _readout(0.90, (0.85, 0.95), 0.01), "held_back": _readout(chosen_f1, chosen_ci, 0.01),
+                "all": _readout(0.9, (0.85, 0.95), 0.01)}
+        return {REFERENCE_SEMANTIC.name: {"t": ref}, other.name: {"t": mine}}
+
+    narrow = _choose("t", truth, settings, board(0.81, (0.76, 0.86)), flags, circular)
+    assert narrow.chosen == other.name and not narrow.shippable and "not a clear win" in narrow.reason
+    clear = _choose("t", truth, settings, board(0.90, (0.86, 0.94)), flags, circular)
+    assert clear.shippable
