@@ -6,8 +6,8 @@ truth nor blind to a canary, and whose false-accept rate on the rejection corpor
 is no higher than reference-0.3.1 semantic's, the best F1 of ``prevented`` on the tuning part
 (ties: higher precision, then the name). Its figures are then reported on the held-back part
 beside reference-0.3.1 semantic's; it is ``shippable`` only when it beats the reference's F1
-there (the reference's F1 below the chosen setting's interval) without a higher false-accept rate. Figures on all data are shown too, marked as such:
-they are never what a choice rests on.
+there (the reference's F1 below the chosen setting's interval) without a higher false-accept
+rate. Figures on all data are shown too, marked as such: they are never what a choice rests on.
 """
 
 from __future__ import annotations
