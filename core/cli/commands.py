@@ -254,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli import publish as cli_publish  # publish into a real rule store (issue 28)
 
     cli_publish.register(sub)
+
+    from core.cli import lab as cli_lab  # the calibration lab (issue 26)
+
+    cli_lab.register(sub)
     return parser
 
 

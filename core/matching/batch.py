@@ -32,6 +32,7 @@ __all__ = [
     "FLOOR_CODES",
     "VIEW_CODES",
     "ViewIndex",
+    "compose_scores",
     "cosine_matrix",
     "index_views",
     "round_like_python",
@@ -74,6 +75,11 @@ class BatchScores:
     context_total: np.ndarray  # int32 [R]
     success: np.ndarray  # bool [T]
     cosine: np.ndarray | None  # float64 [R, T] as used (None when semantic is off)
+    # The floors' triggers, bool [R, T] (what ``compose_scores`` needs besides the parts above):
+    # an alias phrase, an alias token, a distinctive phrase (of a long enough trigger) is present.
+    phrase_hit: np.ndarray | None = None
+    alias_hit: np.ndarray | None = None
+    distinctive_hit: np.ndarray | None = None
 
     def matched(self, threshold: float) -> np.ndarray:
         """bool [R, T] = ``decide(...).matched`` (``rule_matches_with_score``)."""
@@ -169,6 +175,66 @@ def _unscored(
     return round_like_python(score, profile.round_digits), blend, view, floor
 
 
+def compose_scores(
+    token_f1: np.ndarray, bigram: np.ndarray, cos: np.ndarray | None, phrase_hit: np.ndarray,
+    alias_hit: np.ndarray, distinctive_hit: np.ndarray, exact_h: np.ndarray, exact_s: np.ndarray,
+    sig_hit: np.ndarray, no_tokens: np.ndarray, blank: np.ndarray, sig_wins: np.ndarray,
+    profile: MatcherProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """score, blend, view, floor of pairs from their parts, in 0.3.1's order: the blend (semantic
+    where ``cos`` > 0), the semantic floor, the alias phrase and alias token floors, the
+    distinctive-phrase floor, then ``match_score``'s early returns, then Python's rounding.
+
+    Every input is a [R, T] array (``cos`` None for a lexical run); ``distinctive_hit`` already
+    requires the trigger's length, ``sig_hit`` is already False on blank triggers. None of the
+    parts depends on a blend weight or a floor, so the calibration lab (core/lab) calls this
+    again with other weights and floors instead of re-scoring: the same function, the same bits.
+    """
+    floor = np.zeros(token_f1.shape, dtype=np.int8)
+    if cos is not None:
+        positive = cos > 0.0
+        semantic_blend = (
+            profile.semantic_token_weight * token_f1
+            + profile.semantic_bigram_weight * bigram
+            + profile.semantic_embed_weight * cos
+        )
+        lexical_blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
+        blend = np.where(positive, semantic_blend, lexical_blend)
+        raise_semantic = positive & (cos >= profile.semantic_floor) & (blend < profile.semantic_floor_score)
+        score = np.where(raise_semantic, profile.semantic_floor_score, blend)
+        floor[raise_semantic] = _F["semantic"]
+    else:
+        blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
+        score = blend.copy()
+
+    if profile.alias_phrase_mode is AliasPhraseMode.SET:
+        set_phrase = phrase_hit
+    else:
+        set_phrase = phrase_hit & (score < profile.alias_phrase_score)
+    raise_token = ~phrase_hit & alias_hit & (score < profile.alias_token_floor)
+    score = np.where(set_phrase, profile.alias_phrase_score, score)
+    score = np.where(raise_token, profile.alias_token_floor, score)
+    floor[set_phrase] = _F["alias_phrase"]
+    floor[raise_token] = _F["alias_token"]
+    raise_distinctive = distinctive_hit & (score < profile.distinctive_phrase_score)
+    score = np.where(raise_distinctive, profile.distinctive_phrase_score, score)
+    floor[raise_distinctive] = _F["distinctive_phrase"]
+
+    # --- early returns of match_score, applied last in reverse priority -------------------
+    view = np.where(sig_wins, _V["signature"], _V["haystack"]).astype(np.int8)
+    for mask, value, view_name, floor_name in (
+        (no_tokens, 0.0, "none", None),
+        (sig_hit, profile.signature_hit_score, "signature_hit", "signature"),
+        (exact_s, profile.exact_score, "exact_signature", None),
+        (exact_h, profile.exact_score, "exact", None),
+        (blank, 0.0, "none", None),
+    ):
+        score = np.where(mask, value, score)
+        view[mask] = _V[view_name]
+        floor[mask] = _F[floor_name]
+    return round_like_python(score, profile.round_digits), blend, view, floor
+
+
 def score_matrix(
     rules: Sequence[RuleText],
     views: Sequence[TrajectoryViews] | ViewIndex,
@@ -244,7 +310,6 @@ def score_matrix(
     f1_s, bg_s = view_scores(idx.columns("sig_tokens"), idx.sig_size, idx.columns("sig_bigrams"))
     token_f1, bigram = np.maximum(f1_h, f1_s), np.maximum(bg_h, bg_s)
     lexical_w = (profile.lexical_token_weight, profile.lexical_bigram_weight)
-    sig_wins = (lexical_w[0] * f1_s + lexical_w[1] * bg_s) > (lexical_w[0] * f1_h + lexical_w[1] * bg_h)
     alias_hit = pick(rule_alias @ idx.columns("union_tokens")) > 0
 
     exact_h = np.zeros(sub, dtype=bool)
@@ -267,56 +332,16 @@ def score_matrix(
     distinctive_hit = _needle_matrix([p.distinctive for p in preps], present_sub, n_rules, width) \
         & long_enough[:, None]
 
-    # --- blend and floors, in 0.3.1's order ----------------------------------------------
-    floor = np.zeros(sub, dtype=np.int8)
-    if cos_all is not None:
-        cos = pick(cos_all)
-        positive = cos > 0.0
-        semantic_blend = (
-            profile.semantic_token_weight * token_f1
-            + profile.semantic_bigram_weight * bigram
-            + profile.semantic_embed_weight * cos
-        )
-        lexical_blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
-        blend = np.where(positive, semantic_blend, lexical_blend)
-        raise_semantic = positive & (cos >= profile.semantic_floor) & (blend < profile.semantic_floor_score)
-        score = np.where(raise_semantic, profile.semantic_floor_score, blend)
-        floor[raise_semantic] = _F["semantic"]
-    else:
-        blend = profile.lexical_token_weight * token_f1 + profile.lexical_bigram_weight * bigram
-        score = blend.copy()
-
-    if profile.alias_phrase_mode is AliasPhraseMode.SET:
-        set_phrase = phrase_hit
-    else:
-        set_phrase = phrase_hit & (score < profile.alias_phrase_score)
-    raise_token = ~phrase_hit & alias_hit & (score < profile.alias_token_floor)
-    score = np.where(set_phrase, profile.alias_phrase_score, score)
-    score = np.where(raise_token, profile.alias_token_floor, score)
-    floor[set_phrase] = _F["alias_phrase"]
-    floor[raise_token] = _F["alias_token"]
-    raise_distinctive = distinctive_hit & (score < profile.distinctive_phrase_score)
-    score = np.where(raise_distinctive, profile.distinctive_phrase_score, score)
-    floor[raise_distinctive] = _F["distinctive_phrase"]
-
-    # --- early returns of match_score, applied last in reverse priority -------------------
-    view = np.where(sig_wins, _V["signature"], _V["haystack"]).astype(np.int8)
+    # --- blend, floors and early returns (one function: the calibration lab re-applies it) --
+    sig_wins = (lexical_w[0] * f1_s + lexical_w[1] * bg_s) > (lexical_w[0] * f1_h + lexical_w[1] * bg_h)
     no_tokens = (n_tokens == 0)[:, None] & np.ones(sub, dtype=bool)
     blank_rows = np.asarray([p.blank for p in preps], dtype=bool)
     blank = blank_rows[:, None] & np.ones(sub, dtype=bool)
     sig_hit &= ~blank
     exact = exact_h | exact_s
-    for mask, value, view_name, floor_name in (
-        (no_tokens, 0.0, "none", None),
-        (sig_hit, profile.signature_hit_score, "signature_hit", "signature"),
-        (exact_s, profile.exact_score, "exact_signature", None),
-        (exact_h, profile.exact_score, "exact", None),
-        (blank, 0.0, "none", None),
-    ):
-        score = np.where(mask, value, score)
-        view[mask] = _V[view_name]
-        floor[mask] = _F[floor_name]
-    score = round_like_python(score, profile.round_digits)
+    score, blend, view, floor = compose_scores(
+        token_f1, bigram, pick(cos_all) if cos_all is not None else None, phrase_hit, alias_hit,
+        distinctive_hit, exact_h, exact_s, sig_hit, no_tokens, blank, sig_wins, profile)
     if blank.any():  # the scalar path reports zeros for a blank trigger
         token_f1 = np.where(blank, 0.0, token_f1)
         bigram = np.where(blank, 0.0, bigram)
@@ -327,6 +352,8 @@ def score_matrix(
         score, blend = _spread(score, cols, count, fill_score), _spread(blend, cols, count, fill_blend)
         token_f1, bigram = (_spread(a, cols, count, 0.0) for a in (token_f1, bigram))
         exact, sig_hit = (_spread(a, cols, count, False) for a in (exact, sig_hit))
+        phrase_hit, alias_hit, distinctive_hit = (
+            _spread(a, cols, count, False) for a in (phrase_hit, alias_hit, distinctive_hit))
         view, floor = _spread(view, cols, count, fill_view), _spread(floor, cols, count, fill_floor)
 
     # --- decision inputs -----------------------------------------------------------------
@@ -381,4 +408,7 @@ def score_matrix(
         context_total=context_total,
         success=idx.success,
         cosine=cos_all,
+        phrase_hit=phrase_hit,
+        alias_hit=alias_hit,
+        distinctive_hit=distinctive_hit,
     )

@@ -54,6 +54,33 @@ def _chunk_size(n_traj: int) -> int:
     return max(1, min(256, TARGET_PAIRS_PER_CHUNK // max(1, n_traj)))
 
 
+def withhold_failure_class(trajectories: Sequence[ReplayTrajectory]) -> list[ReplayTrajectory]:
+    """The trajectories without ``failure_class``, in the record and beside it (a profile with
+    ``read_failure_class=False``): the same keys, ids, domains and outcomes."""
+    return [t if t.failure_class is None and "failure_class" not in t.record else
+            replace(t, failure_class=None, record_hash=None,
+                    record={k: v for k, v in t.record.items() if k != "failure_class"})
+            for t in trajectories]
+
+
+def chunk_bounds(n_rules: int, n_traj: int) -> list[tuple[int, int]]:
+    """The run's chunks of rules, ``(lo, hi)``. The first chunks are small so the first results
+    show within moments; then they double up to the ~32k-pair working size. The first is at
+    most half the rules, so a run of more than a few rules always shows results before it ends
+    (the window refreshes its tables per chunk). The calibration lab scores in the same chunks,
+    so its cosines are the very products a replay computes."""
+    step = _chunk_size(n_traj)
+    size = min(step, max(FIRST_CHUNK_RULES, min(FIRST_CHUNK_PAIRS // max(1, n_traj), n_rules // 2)))
+    bounds: list[tuple[int, int]] = []
+    lo = 0
+    while lo < n_rules:
+        hi = min(n_rules, lo + size)
+        size = min(step, size * 2)
+        bounds.append((lo, hi))
+        lo = hi
+    return bounds
+
+
 def replay(
     rules: Sequence[ReplayRule],
     trajectories: Sequence[ReplayTrajectory],
@@ -112,8 +139,12 @@ def replay(
     try:
         config = build_config(profile, matcher, state, model_id, rules, trajectories, check)
         chash = config_hash(config)
+        side_key = str(config["corpus_hash"])
+        if not profile.read_failure_class:  # the config keeps the real corpus hash; the side is another
+            trajectories = withhold_failure_class(trajectories)
+            side_key += ":no-failure-class"
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, str(config["corpus_hash"]), check, side_store)
+            trajectories, matcher, prune, side_key, check, side_store)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
         if state == "on":
@@ -139,23 +170,14 @@ def replay(
 
     results: list[RuleResult] = []
     done = 0
-    step = _chunk_size(n_traj)
-    # At most half the rules, so a run of more than a few rules always shows results before
-    # it ends (the window refreshes its tables per chunk).
-    size = min(step, max(FIRST_CHUNK_RULES, min(FIRST_CHUNK_PAIRS // max(1, n_traj), n_rules // 2)))
-    lo = 0
-    while lo < n_rules:
+    for lo, hi in chunk_bounds(n_rules, n_traj):
         if cancel is not None and cancel.is_set():
             return finish("cancelled", [], done)
-        hi = min(n_rules, lo + size)
-        # The first chunks are small so the first results show within moments; then they
-        # double up to the ~32k-pair working size.
-        size = min(step, size * 2)
         chunk = rules[lo:hi]
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
-        chunk_results = _chunk_results(chunk, fallback_codes, batch, evidence, index, recovery, profile)
+        chunk_results = decide_chunk(chunk, fallback_codes, batch, evidence, index, recovery, profile)
         if cancel is not None and cancel.is_set():  # before saving: at 10^5 a chunk's save is most of it
             return finish("cancelled", [], done)
         if on_results is not None:
@@ -165,7 +187,6 @@ def replay(
         else:
             results.extend(replace(r, outcomes=()) for r in chunk_results)
         done += len(chunk) * n_traj
-        lo = hi
         if progress is not None:
             progress(done, total_pairs)
     if cancel is not None and cancel.is_set():
@@ -212,7 +233,7 @@ def build_trajectory_side(
     return views, view_index, index, recovery, codes
 
 
-def _lexical_evidence(block: mb.Block) -> np.ndarray:
+def lexical_evidence(block: mb.Block) -> np.ndarray:
     """The score with the alias-token floor undone (one shared alias token is not evidence)."""
     alias_token = block.floor_names.index("alias_token")
     return np.where(block.floor == alias_token, np.minimum(block.blend, block.score), block.score)
@@ -227,14 +248,14 @@ def _success_evidence(
     if profile.broken_evidence == "score":
         return batch.score
     if lexical_successes is None:  # the run is lexical: its own floors tell
-        return _lexical_evidence(batch)
+        return lexical_evidence(batch)
     cols, success_index, lexical = lexical_successes
     evidence = batch.score.copy()
-    evidence[:, cols] = _lexical_evidence(mb.score_block(rule_texts, success_index, lexical, None))
+    evidence[:, cols] = lexical_evidence(mb.score_block(rule_texts, success_index, lexical, None))
     return evidence
 
 
-def _chunk_results(
+def decide_chunk(
     chunk: Sequence[ReplayRule],
     fallback_codes: np.ndarray,
     batch: mb.Block,
@@ -248,6 +269,9 @@ def _chunk_results(
     if profile.domain_gate_fallback:
         # Successes without failure_class: gate on the record's domain field as well.
         conflict = conflict | (fallback_conflict(chunk, fallback_codes) & ~index.failure[None, :])
+    if profile.failure_gate_fallback:
+        # Failures without failure_class (all of them when the run withholds it): the same gate.
+        conflict = conflict | (fallback_conflict(chunk, fallback_codes) & index.failure[None, :])
     codes = bucket_codes(
         score=batch.score,
         threshold=thresholds,

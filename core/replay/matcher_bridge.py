@@ -39,6 +39,11 @@ def content_tokens(text: str) -> frozenset[str]:
     return _content_tokens(text)
 
 
+#: code -> name of ``Block.view`` / ``Block.floor``
+VIEW_NAMES: tuple[str | None, ...] = mbatch.VIEW_CODES
+FLOOR_NAMES: tuple[str | None, ...] = mbatch.FLOOR_CODES
+
+
 @dataclass(frozen=True)
 class Block:
     """Batch scores of a chunk of rules against every trajectory."""

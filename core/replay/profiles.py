@@ -63,6 +63,13 @@ class ReplayProfile:
     ``domain_gate_fallback``: gate a matched success without ``failure_class`` on its
     ``domain`` field (0.3.1 reads only ``failure_class``, which successes mostly lack).
     ``zero_rate_is_null``: what a rate with a zero denominator becomes (0.0 in 0.3.1, None here).
+    ``read_failure_class``: False withholds every trajectory's ``failure_class`` from the run (its
+    words in the haystack and signature, the matcher's domain guard, the recovered-run classifier,
+    the success gate), so the run's decisions do not rest on that label (the calibration lab's
+    failure-class proxy is built from it; docs/lab.md).
+    ``failure_gate_fallback``: gate a matched FAILURE without ``failure_class`` on its ``domain``
+    field too (the matcher's own guard reads ``failure_class`` only), so a run that withholds the
+    label keeps a cross-domain guard.
     """
 
     name: str
@@ -80,6 +87,8 @@ class ReplayProfile:
     wilson: bool = True
     matcher: Any = field(default=None, compare=False)  # core.matching.profile.MatcherProfile
     model_id: str | None = None
+    read_failure_class: bool = True
+    failure_gate_fallback: bool = False
 
     def threshold_for(self, corpus: str | None) -> float:
         return self.threshold if self.threshold is not None else threshold_for_corpus(corpus)

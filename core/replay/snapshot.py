@@ -88,6 +88,10 @@ def build_config(
         f.name: _plain(getattr(profile, f.name))
         for f in dataclasses.fields(profile)
         if f.name not in ("matcher", "name", "model_id")
+        # A choice added later is recorded only when it differs from what runs did before it,
+        # so the config hash of every earlier kind of run stays the same.
+        and not (f.name == "read_failure_class" and profile.read_failure_class)
+        and not (f.name == "failure_gate_fallback" and not profile.failure_gate_fallback)
     }
     return {
         "engine_version": ENGINE_VERSION,

@@ -1,0 +1,143 @@
+"""Settings the lab sweeps: each is a ``ReplayProfile`` a full replay can run, plus what it reads.
+
+Only knobs that ``ScoredPairs.decide`` re-applies exactly are swept (see core/lab/scores.py).
+Not swept, because replay cannot run them yet (so no sweep could be proved equal to a replay):
+a margin per domain, recall or precision pools scoped by failure class or source corpus, and a
+different fallback for a rule whose source has no domain (replay always uses the whole set).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from core.matching.profile import REFERENCE_0_3_1 as MATCHER_REFERENCE
+from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH, ReplayProfile
+
+#: Fields of a record that every matcher setting reads, and where (docs/lab.md "No circular truth").
+#: The haystack holds the ``failure_class`` label's words, the matcher's domain guard reads its
+#: first segment, and the recovered-run classifier reads its segments: every profile replay can
+#: run today reads ``failure_class``, the reference included.
+MATCHER_READS: tuple[str, ...] = (
+    "failure_class:haystack_text", "failure_class:domain_guard", "failure_class:recovery",
+)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of a sweep. ``threshold`` None: the per-corpus threshold (0.3.1's)."""
+
+    base: str = "workbench"  # "workbench" | "reference-0.3.1": the replay choices it starts from
+    semantic: bool = True
+    threshold: float | None = None
+    margin: float = 0.10
+    semantic_weight: float = MATCHER_REFERENCE.semantic_embed_weight
+    semantic_floor: float = MATCHER_REFERENCE.semantic_floor
+    alias_floor: float = MATCHER_REFERENCE.alias_token_floor
+    pool_policy: str | None = None  # None: the base's
+    precision_scope: str | None = None
+    broken_evidence: str | None = None
+    domain_gate_fallback: bool | None = None
+    read_failure_class: bool = True  # False: the run withholds failure_class (not circular for the proxy)
+    failure_gate_fallback: bool = False  # gate unlabelled failures on their domain field
+
+    @property
+    def name(self) -> str:
+        thr = "corpus" if self.threshold is None else f"{self.threshold:.2f}"
+        parts = [self.base, "sem" if self.semantic else "lex", f"thr={thr}", f"m={self.margin:.2f}"]
+        if not self.read_failure_class:
+            parts.insert(1, "no-failure-class")
+        if self.failure_gate_fallback:
+            parts.append("failure-gate=domain")
+        if self.semantic:
+            parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
+        parts.append(f"alias={self.alias_floor:.2f}")
+        for label, value in (("pool", self.pool_policy), ("prec", self.precision_scope),
+                             ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback)):
+            if value is not None:
+                parts.append(f"{label}={value}")
+        return " ".join(parts)
+
+    def profile(self, model_id: str | None = None) -> ReplayProfile:
+        """The replay profile this setting is (what ``replay`` runs, what a profile would store)."""
+        base = WORKBENCH if self.base == "workbench" else REFERENCE_0_3_1
+        matcher = replace(MATCHER_REFERENCE, name=f"lab:{self.name}", semantic=self.semantic,
+                          semantic_embed_weight=self.semantic_weight, semantic_floor=self.semantic_floor,
+                          alias_token_floor=self.alias_floor)
+        changes: dict[str, Any] = {"name": f"lab:{self.name}", "semantic": self.semantic,
+                                   "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
+                                   "model_id": model_id, "read_failure_class": self.read_failure_class,
+                                   "failure_gate_fallback": self.failure_gate_fallback}
+        for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback"):
+            value = getattr(self, name)
+            if value is not None:
+                changes[name] = value
+        return base.with_(**changes)
+
+    def reads(self) -> tuple[str, ...]:
+        """The record fields this setting scopes, filters or scores by."""
+        profile = self.profile()
+        fields = list(MATCHER_READS) if self.read_failure_class else []
+        fields.append("domain:recall_pool")
+        if profile.precision_scope == "same_as_recall":
+            fields.append("domain:precision_pool")
+        if profile.domain_gate_fallback:
+            fields.append("domain:success_gate")
+        if profile.failure_gate_fallback:
+            fields.append("domain:failure_gate")
+        if self.threshold is None:
+            fields.append("corpus:threshold")
+        return tuple(fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **asdict(self)}
+
+
+REFERENCE_SEMANTIC = Setting(base="reference-0.3.1", semantic=True)
+REFERENCE_LEXICAL = Setting(base="reference-0.3.1", semantic=False)
+WORKBENCH_DEFAULT = Setting()
+
+
+def default_grid() -> list[Setting]:
+    """The standard sweep: the two shipped profiles (both bases, lexical and semantic), then the
+    seeds' questions over the workbench base: thresholds and margins, semantic weights 0.2-0.5
+    with the semantic floor, the alias floor, and the reference's pool and precision choices."""
+    grid: list[Setting] = [REFERENCE_LEXICAL, REFERENCE_SEMANTIC, Setting(semantic=False), WORKBENCH_DEFAULT]
+    for threshold, margin in itertools.product((None, 0.5, 0.6, 0.7), (0.05, 0.10, 0.20)):
+        grid.append(Setting(threshold=threshold, margin=margin))
+    for threshold, weight, floor in itertools.product((None, 0.5, 0.6, 0.7), (0.2, 0.3, 0.4, 0.5), (0.62, 0.80)):
+        grid.append(Setting(threshold=threshold, semantic_weight=weight, semantic_floor=floor))
+    for alias in (0.5, 0.55, 0.65):
+        grid.append(Setting(alias_floor=alias))
+    for pool, scope in itertools.product(("runner", "exclude_first"), ("same_as_recall", "all", "domain_if_gated")):
+        grid.append(Setting(pool_policy=pool, precision_scope=scope))
+    for base in ("reference-0.3.1", "workbench"):
+        for threshold in (0.5, 0.7):
+            grid.append(Setting(base=base, threshold=threshold))
+    grid.append(Setting(domain_gate_fallback=False))
+    grid.append(Setting(broken_evidence="score"))
+    # The same questions with failure_class withheld (the only settings the proxy may choose),
+    # without and with a failure gate on the domain field in place of the label's guard.
+    for gate in (False, True):
+        for base in ("reference-0.3.1", "workbench"):
+            grid.append(Setting(base=base, semantic=False, read_failure_class=False, failure_gate_fallback=gate))
+        for base, threshold, weight in itertools.product(("reference-0.3.1", "workbench"), (None, 0.6, 0.7),
+                                                         (0.2, 0.4)):
+            grid.append(Setting(base=base, threshold=threshold, semantic_weight=weight, read_failure_class=False,
+                                failure_gate_fallback=gate))
+        for pool, scope in itertools.product(("runner", "exclude_first"), ("same_as_recall", "all")):
+            grid.append(Setting(pool_policy=pool, precision_scope=scope, read_failure_class=False,
+                                failure_gate_fallback=gate))
+    grid.append(Setting(failure_gate_fallback=True))
+    # The alias-token floor below the threshold (a shared alias token alone no longer matches),
+    # with and without the label, on both bases.
+    for base, reads, alias in itertools.product(("reference-0.3.1", "workbench"), (True, False), (0.5, 0.55)):
+        grid.append(Setting(base=base, alias_floor=alias, read_failure_class=reads, failure_gate_fallback=not reads))
+    grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall"))
+    grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall", read_failure_class=False,
+                        failure_gate_fallback=True))
+    unique: dict[str, Setting] = {}
+    for setting in grid:
+        unique.setdefault(setting.name, setting)
+    return list(unique.values())

@@ -1,0 +1,100 @@
+"""The lab's sweep is exact: each setting's decisions, re-applied on pair scores computed once,
+equal a full ``replay`` run with that setting's profile (docs/lab.md "Sweeps")."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_replay_pruning import TopicEmbed, _outcome_view, _replay_inputs
+
+from core.lab.scores import ScoredPairs
+from core.lab.settings import Setting, default_grid
+from core.replay.engine import replay
+from core.replay.inputs import trajectory_from_record
+from core.replay.types import ReplayRule
+
+SETTING = st.builds(
+    Setting,
+    base=st.sampled_from(["workbench", "reference-0.3.1"]),
+    semantic=st.booleans(),
+    threshold=st.one_of(st.none(), st.sampled_from([0.3, 0.5, 0.6, 0.65, 0.7])),
+    margin=st.sampled_from([0.0, 0.05, 0.1, 0.2]),
+    semantic_weight=st.sampled_from([0.2, 0.35, 0.5]),
+    semantic_floor=st.sampled_from([0.5, 0.62, 0.8]),
+    alias_floor=st.sampled_from([0.5, 0.6, 0.65]),
+    pool_policy=st.sampled_from([None, "runner", "exclude_first"]),
+    precision_scope=st.sampled_from([None, "same_as_recall", "all", "domain_if_gated"]),
+    broken_evidence=st.sampled_from([None, "score", "lexical"]),
+    domain_gate_fallback=st.sampled_from([None, True, False]),
+    read_failure_class=st.booleans(),
+    failure_gate_fallback=st.booleans(),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), chosen=st.lists(SETTING, min_size=1, max_size=4))
+def test_each_setting_decides_what_a_full_replay_with_it_decides(seed: int, chosen: list[Setting]) -> None:
+    rules, trajectories = _replay_inputs(seed)
+    embed = TopicEmbed()
+    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
+              for flag in (True, False)}  # once for every setting
+    for setting in chosen:
+        profile = setting.profile()
+        full = replay(rules, trajectories, profile, embed=embed)
+        decided = scored[setting.read_failure_class].decide(profile)
+        assert _outcome_view(decided) == _outcome_view(full.results), setting.name
+
+
+def test_without_a_model_semantic_settings_decide_as_an_unavailable_semantic_replay() -> None:
+    rules, trajectories = _replay_inputs(7)
+    scored = ScoredPairs.build(rules, trajectories, embed=None)
+    profile = Setting(semantic=True, semantic_weight=0.5).profile()
+    full = replay(rules, trajectories, profile, embed=None)
+    assert full.semantic_state == "unavailable"
+    assert _outcome_view(scored.decide(profile)) == _outcome_view(full.results)
+
+
+def test_the_default_grid_has_at_least_50_distinct_settings_and_each_replays_identically() -> None:
+    rules, trajectories = _replay_inputs(3)
+    embed = TopicEmbed()
+    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
+              for flag in (True, False)}
+    grid = default_grid()
+    assert len(grid) >= 50 and len({s.name for s in grid}) == len(grid)
+    for setting in grid:
+        full = replay(rules, trajectories, setting.profile(), embed=embed)
+        decided = scored[setting.read_failure_class].decide(setting.profile())
+        assert _outcome_view(decided) == _outcome_view(full.results), setting.name
+
+
+def test_a_run_without_failure_class_never_reads_it() -> None:
+    """The label's words match only while the run reads the label: withheld, they are gone."""
+    records = [{"trajectory_id": f"T-{i}", "task": "deploy the app", "success": False, "domain": "devops",
+                "failure_class": "zeta/omega/kappa", "steps": [{"step_number": 1, "tool": "bash",
+                                                                  "input": "deploy.sh", "error": "timeout"}]}
+               for i in range(4)]
+    trajectories = [trajectory_from_record(i, r, "golden") for i, r in enumerate(records)]
+    rule = ReplayRule(key="label", trigger="zeta omega kappa")
+    reading = replay([rule], trajectories, Setting(semantic=False).profile(), embed=None)
+    withheld = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False).profile(), embed=None)
+    assert reading.results[0].prevented == (0, 1, 2, 3)
+    assert withheld.results[0].prevented == ()
+    assert withheld.config["replay"]["read_failure_class"] is False
+    assert withheld.config["corpus_hash"] == reading.config["corpus_hash"]  # the same corpus, not read whole
+    assert "read_failure_class" not in reading.config["replay"]  # earlier runs' config hashes stay the same
+
+
+def test_the_failure_gate_on_the_domain_field_blocks_another_domain_s_unlabelled_failure() -> None:
+    """With failure_class withheld the matcher's guard is gone; failure_gate_fallback puts a guard
+    back from the record's domain field (a pip rule does not prevent a docker failure)."""
+    records = [{"trajectory_id": f"D-{i}", "task": "pip install fails with permission denied in docker build",
+                "success": False, "domain": "docker", "failure_class": "docker/build/permission",
+                "steps": [{"step_number": 1, "tool": "bash", "input": "docker build .", "error": "denied"}]}
+               for i in range(4)]
+    trajectories = [trajectory_from_record(i, r, "golden") for i, r in enumerate(records)]
+    rule = ReplayRule(key="pip", trigger="pip install fails with permission denied")
+    open_gate = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False).profile())
+    gated = replay([rule], trajectories, Setting(semantic=False, read_failure_class=False,
+                                                 failure_gate_fallback=True).profile())
+    assert open_gate.results[0].prevented == (0, 1, 2, 3)
+    assert gated.results[0].prevented == ()
