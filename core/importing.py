@@ -179,6 +179,9 @@ def import_paths(
             file_counts.updated += outcome.updated
             file_counts.removed += outcome.removed
             file_counts.unchanged += outcome.unchanged
+            if outcome.kept:
+                notes.append(f"{escape_surrogates(outcome.path)}: {outcome.kept} record(s) no longer in the file were kept, "
+                             "because reviewers' work (opened evidence, waivers, agreement marks) points at them")
             done += 1
             if progress:
                 progress(done, total, outcome.path)

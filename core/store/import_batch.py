@@ -24,8 +24,10 @@ from sqlmodel import Session, col, select
 
 from core.store.corpus_repo import StoredRecordKey
 from core.store.engine import Store
-from core.store.tables import SourceFileRow, TrajectoryRow
+from core.store.tables import AgreementMarkRow, EvidenceViewRow, SourceFileRow, TrajectoryRow, WaiverRow
 from core.timeutil import utc_now
+
+_PEOPLES_WORK = (EvidenceViewRow, WaiverRow, AgreementMarkRow)
 
 # A batch closes at whichever comes first: enough files to make the commit cheap per file,
 # few enough records that the write lock is held for well under a second (other writers
@@ -53,6 +55,7 @@ class FileOutcome:
     updated: int
     removed: int
     unchanged: int
+    kept: int = 0  # dropped from the file but kept: reviewers' work points at them
 
 
 def stored_file_hashes(store: Store, corpus_ids: Iterable[int]) -> dict[tuple[int, str], str]:
@@ -95,13 +98,18 @@ def write_trajectory_files(store: Store, batch: Sequence[FileChange]) -> list[Fi
         inserts: list[dict[str, Any]] = []
         updates: list[tuple[int, dict[str, Any]]] = []
         removals: list[int] = []
-        for change, file_id in zip(batch, file_ids, strict=True):
-            added, changed, removed, unchanged = reconcile(stored.get(file_id, []), change.records)
+        reconciled = [reconcile(stored.get(file_id, []), change.records) for change, file_id in
+                      zip(batch, file_ids, strict=True)]
+        referenced = referenced_trajectories(session, [pk for r in reconciled for pk in r[2]])
+        kept: list[int] = []
+        for change, file_id, (added, changed, removed, unchanged) in zip(batch, file_ids, reconciled, strict=True):
             inserts.extend(dict(values, file_id=file_id) for values in added)
             updates.extend(changed)
-            removals.extend(removed)
-            outcomes.append(FileOutcome(change.path, len(added), len(changed), len(removed), unchanged))
-        _apply(session, inserts, updates, removals)
+            removals.extend(pk for pk in removed if pk not in referenced)
+            kept.extend(pk for pk in removed if pk in referenced)
+            held = sum(1 for pk in removed if pk in referenced)
+            outcomes.append(FileOutcome(change.path, len(added), len(changed), len(removed) - held, unchanged, held))
+        _apply(session, inserts, updates, removals, kept)
     return outcomes
 
 
@@ -157,11 +165,30 @@ def _records_of_files(session: Session, file_ids: Sequence[int]) -> dict[int, li
     return found
 
 
+def referenced_trajectories(session: Session, trajectory_pks: Sequence[int]) -> set[int]:
+    """The trajectories among ``trajectory_pks`` that a reviewer's work points at.
+
+    Opened evidence, waivers and agreement marks are people's work: since revision
+    0011_team_guard the store refuses to delete a trajectory they point at (it used to cascade
+    and silently remove that work), so an import keeps such a record instead of failing."""
+    found: set[int] = set()
+    for part in _chunked(list(trajectory_pks)):
+        for table in _PEOPLES_WORK:
+            rows = session.execute(
+                select(table.trajectory_pk).where(col(table.trajectory_pk).in_(part)).distinct()).all()
+            found.update(int(r[0]) for r in rows)
+    return found
+
+
 def _apply(session: Session, inserts: Sequence[dict[str, Any]], updates: Sequence[tuple[int, dict[str, Any]]],
-           removals: Sequence[int]) -> None:
+           removals: Sequence[int], kept: Sequence[int] = ()) -> None:
     for part in _chunked(list(removals)):
         # Free the (file, line) slots first: updated records may move onto them.
         session.execute(delete(TrajectoryRow).where(col(TrajectoryRow.id).in_(part)))
+    for row_id in kept:
+        # A kept record leaves its (file, line) slot to the file's records: a negative line
+        # says "no longer in the file" (the same parking the updates below use, by row id).
+        session.execute(update(TrajectoryRow).where(col(TrajectoryRow.id) == row_id).values(line=-row_id))
     # Park updated rows on negative lines first so moved records never collide on the
     # UNIQUE(file_id, line) constraint while they swap places.
     for row_id, _values in updates:
