@@ -40,7 +40,7 @@ class Approval:
 def approve(
     store: Store, rule_id: int, run_id: int, reviewer: str, reason: str,
     waivers: Sequence[Waiver] | Mapping[str, str] = (), allow_non_pass: bool = False,
-    acknowledge_gate: bool = False, via: str = "api",
+    acknowledge_gate: bool = False, via: str = "api", acknowledge_no_task: bool = False,
 ) -> Approval:
     """Approve ``rule_id`` on the evidence of ``run_id`` (see ``core.decisions`` for the rules)."""
     from core.decisions.service import DecisionRequest, decide  # the decisions package imports this one
@@ -48,7 +48,7 @@ def approve(
     given = dict(waivers) if isinstance(waivers, Mapping) else {w.trajectory_id: w.reason for w in waivers}
     outcome = decide(store, DecisionRequest(
         "approve", reviewer, rule_id=rule_id, run_id=run_id, reason=reason, override_verdict=allow_non_pass,
-        acknowledge_gate=acknowledge_gate, waivers=given, via=via,
+        acknowledge_gate=acknowledge_gate, acknowledge_no_task=acknowledge_no_task, waivers=given, via=via,
     ))
     assert outcome.decision is not None and outcome.promotion is not None
     return Approval(outcome.decision, outcome.promotion, outcome.created)
