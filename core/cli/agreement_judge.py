@@ -67,10 +67,10 @@ def cmd_agreement_new(args: argparse.Namespace, store: Store) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
-        import json
+        from core.cli.output import json_text
 
-        print(json.dumps({"id": info.id, "uid": info.uid, "run_id": picture.run.id, "size": info.size,
-                          "blind": info.blind, "seed": info.seed}, indent=2))
+        print(json_text({"id": info.id, "uid": info.uid, "run_id": picture.run.id, "size": info.size,
+                         "blind": info.blind, "seed": info.seed}))
         return EXIT_OK
     _say(f"session #{info.id} ({info.uid}): {info.size} items from run #{picture.run.id}, "
          f"{'blind' if info.blind else 'UNBLINDED (never feeds the gate)'}, seed {info.seed}")

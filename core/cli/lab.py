@@ -11,11 +11,11 @@ Exit codes: 0 done; 1 an error (one line on stderr); 2 usage error (argparse).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import json_text
 from core.store.engine import default_store_path, store_location
 
 EXIT_OK = 0
@@ -79,7 +79,7 @@ def cmd_lab(args: argparse.Namespace, store: Any) -> int:
         if not args.json:
             print("wrote " + ", ".join(terminal_safe(str(p)) for p in written))
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json_text(result))
         return EXIT_OK
     print(f"{len(result['settings'])} settings over {result['scores']['pairs']} pairs scored once "
           f"(sweep {result['seconds']['sweep']:.2f} s)")

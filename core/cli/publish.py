@@ -8,11 +8,11 @@ files goes through the terminal-safe path; errors are one line on stderr, never 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from core.cli.output import json_text
 from core.plain import terminal_safe
 from core.store.engine import Store, default_store_path, store_location
 
@@ -62,7 +62,7 @@ def cmd_publish(args: argparse.Namespace, store: Store) -> int:
         print(f"refused: {terminal_safe(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
-        print(json.dumps(_as_json(result), indent=2, ensure_ascii=False))
+        print(json_text(_as_json(result)))
     else:
         print(terminal_safe(describe_result(result), keep_newlines=True), end="")
     if not result.written and not result.plan.empty and not args.dry_run:

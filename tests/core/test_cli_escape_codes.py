@@ -46,7 +46,7 @@ def _values(hostile: dict[str, Path], n: int) -> dict[str, Any]:
         "window": "", "trajectory": f"T{HOSTILE}-0", "trigger": f"when{HOSTILE}", "directive": f"do{HOSTILE}",
         "because": f"since{HOSTILE}", "action": "defer", "rule": 1, "reason": f"because{HOSTILE}",
         "waive": f"T{HOSTILE}-1=why{HOSTILE}", "standing": f"R-{HOSTILE}", "successor": f"R-{HOSTILE}",
-        "semantic": None, "report_semantic": None,
+        "semantic": None, "report_semantic": None, "to": work / f"rules{HOSTILE}-{n}",
     }
 
 

@@ -46,6 +46,9 @@ def test_out_writes_the_markdown_report_and_the_curves(demo_db: str, tmp_path: P
 
 
 def test_an_empty_store_is_one_line_on_stderr_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.store.engine import open_store
+
+    open_store(tmp_path / "empty.sqlite").close()  # an empty store (a missing --store path is refused earlier)
     assert cli_main(["lab", "--store", str(tmp_path / "empty.sqlite"), "--no-semantic"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ")

@@ -71,6 +71,7 @@ def build_hostile_store(store_path: Path, work: Path) -> dict[str, Path]:
                              scope="test")
         results = ReplayRepository(store).results(summary.run_id)
         approve(store, results[0].rule_id, summary.run_id, "ana", "looks right", allow_non_pass=True,
+                acknowledge_no_task=True,
                 waivers={o.trajectory_id: "known" for o in ReplayRepository(store).outcomes(results[0].id, "broken")})
         with store.read_session() as db:
             pk = int(db.execute(text("SELECT min(id) FROM trajectory")).scalar_one())
