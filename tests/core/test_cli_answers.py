@@ -65,6 +65,9 @@ def test_a_replay_of_an_unknown_rule_starts_no_run(store: Path, capsys: pytest.C
 
 
 def test_gate_on_an_empty_store_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.store.engine import open_store
+
+    open_store(tmp_path / "empty.sqlite").close()  # a missing --store path is refused (issue 23)
     code, out, _err = _run(["gate", "--store", str(tmp_path / "empty.sqlite")], capsys)
     assert code == 0 and "no trajectories in this store" in out
 
