@@ -74,7 +74,8 @@ def test_retiring_a_rule_another_reviewer_just_retired_opens_the_dialog_and_take
     assert panel.conflict_dialog is None and "Kept bo's change" in panel.message.text()
     assert panel.select_rule(seeded[1])  # the page now shows bo's retirement
     item = panel.current_item()
-    assert item is not None and qm.cell_text(item, qm.COL_DECISION).endswith(f"{standing} retired")
+    assert item is not None and qm.cell_text(item, qm.COL_DECISION).endswith("retired")
+    assert standing in qm.tooltip_text(item, qm.COL_DECISION)  # the standing id moved to the Rule column and tooltip
     assert _lifecycle(other, standing) == [("bo", "retire")]
 
 
