@@ -44,6 +44,23 @@ class BadTeamFile(ValueError):
     pass
 
 
+class NothingToExport(ValueError):
+    """The reviewer has no labels, rulings, sessions or judgements in this store: no file is written."""
+
+    def __init__(self, reviewer: str, known: list[str]) -> None:
+        names = ", ".join(known) if known else "nobody yet"
+        super().__init__(f"{reviewer} has no labels, rulings, sessions or judgements in this store; no file was "
+                         f"written (people with work here: {names})")
+        self.reviewer = reviewer
+        self.known = known
+
+
+def _people_with_work(labels_repo: LabelRepository, agreement: AgreementRepository) -> list[str]:
+    people = set(labels_repo.reviewers()) | set(agreement.reviewers())
+    people |= {a.lead for a in labels_repo.adjudications()} | {s.created_by for s in agreement.sessions()}
+    return sorted(p for p in people if p)
+
+
 # -- export ------------------------------------------------------------------------------------
 def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, int]:
     """Write ``reviewer``'s work to ``path`` (JSON); returns what was written, by kind."""
@@ -85,6 +102,9 @@ def export_reviewer(store: Store, reviewer: str, path: Path | str) -> dict[str, 
                 for i in agreement.items_with_answers(info.id)
             ],
         })
+    if not (labels or adjudications or sessions or judgements):
+        # A mistyped name would otherwise write a valid, empty team file that merges as nothing.
+        raise NothingToExport(reviewer, _people_with_work(labels_repo, agreement))
     payload: dict[str, Any] = {
         "format": FORMAT, "version": FORMAT_VERSION, "reviewer": reviewer, "exported_at": utc_now(),
         "labels": labels, "adjudications": adjudications, "sessions": sessions,

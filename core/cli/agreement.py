@@ -134,9 +134,13 @@ def cmd_labels_export(args: argparse.Namespace, store: Store) -> int:
 
 
 def cmd_team_export(args: argparse.Namespace, store: Store) -> int:
-    from core.agreement.merge import export_reviewer
+    from core.agreement.merge import NothingToExport, export_reviewer
 
-    counts = export_reviewer(store, args.reviewer, Path(args.out))
+    try:
+        counts = export_reviewer(store, args.reviewer, Path(args.out))
+    except NothingToExport as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" written to {args.out}")
     return EXIT_OK
 

@@ -204,6 +204,13 @@ def store_location(value: str) -> Path | StoreUrl:
     if _URL_SCHEME.match(value):
         raise argparse.ArgumentTypeError(
             f"{_shown(value)}: not a store; give a store file or a postgresql://user@host/database URL")
+    if not value.strip():
+        raise argparse.ArgumentTypeError("the store is empty; give a store file or a postgresql:// URL")
+    if value.endswith(("/", os.sep)):
+        # Path() drops the separator, so "team/" would become a store *file* named "team":
+        # the user named a folder, and a folder is not a store.
+        raise argparse.ArgumentTypeError(
+            f"{value}: names a folder, not a store file; give a file such as {value}workbench.sqlite")
     return Path(value)
 
 

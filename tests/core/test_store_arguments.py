@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from core.cli.commands import build_parser
 from core.store.engine import StoreUrl, store_location
 
@@ -56,8 +58,6 @@ def test_a_url_of_another_database_is_refused_in_one_line_without_its_password(
 
 
 def test_a_malformed_postgresql_url_is_refused_without_its_password(capsys) -> None:  # type: ignore[no-untyped-def]
-    import pytest
-
     with pytest.raises(SystemExit):
         build_parser().parse_args(["report", "--store", "postgresql://ana:s3cret@db:notaport/team"])
     err = capsys.readouterr().err
@@ -89,3 +89,20 @@ def test_team_add_reviewer_connects_with_the_urls_password(monkeypatch) -> None:
     monkeypatch.setattr(roles, "add_reviewer", lambda url, *a, **k: seen.append(url) or True)
     assert main(["team", "add-reviewer", "nora", "--store", "postgresql://admin:s3cret@/team?host=/run/pg"]) == 0
     assert seen == ["postgresql://admin:s3cret@/team?host=/run/pg"]
+
+
+def test_a_store_path_ending_in_a_separator_names_a_folder_and_is_refused(
+        tmp_path: Path, demo_corpus: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from core.cli import main
+
+    folder = f"{tmp_path / 'team'}/"
+    with pytest.raises(SystemExit):
+        main(["import", str(demo_corpus), "--store", folder])
+    assert "names a folder, not a store file" in capsys.readouterr().err
+    assert not (tmp_path / "team").exists()  # neither a folder nor a file named after it
+
+
+def test_an_empty_store_argument_is_refused(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["report", "--store", " "])
+    assert "the store is empty" in capsys.readouterr().err
