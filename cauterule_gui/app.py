@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from core.plain import terminal_safe
 from core.store.engine import default_store_path, store_location
 
 from cauterule_gui.jobs import JobRunner
@@ -66,11 +67,21 @@ def _application() -> QApplication:
 
 def _report_store_error(error: BaseException, path: Path, interactive: bool) -> None:
     title, text = describe_store_error(error, path)
-    print(f"cauterule-gui: {title}: {error}", file=sys.stderr)
+    print(terminal_safe(f"cauterule-gui: {title}: {error}"), file=sys.stderr)
     if interactive:
         box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Close)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.exec()
+
+
+def _confirm_new_store(path: Path) -> bool:
+    """Ask before a store named on the command line that does not exist is created."""
+    box = QMessageBox(QMessageBox.Icon.Question, "No store there",
+                      f"There is no store at\n{path}\n\nCreate a new, empty store there?",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 def _wait_until_idle(runner: JobRunner, timeout_ms: int) -> bool:
@@ -116,6 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _set_window_icon(app)
     store_path = (args.store or default_store_path()).expanduser()
     interactive = args.screenshot is None
+    if interactive and args.store is not None and not store_path.exists() and not _confirm_new_store(store_path):
+        # A mistyped --store is not silently a new empty store (the CLI's read commands refuse
+        # it; the window asks, since it can start a store as `import` does).
+        print(terminal_safe(f"cauterule-gui: no store at {store_path}; nothing was created"), file=sys.stderr)
+        return EXIT_ERROR
     try:
         services: StoreServices = open_services(store_path)
     except (*STORE_ERRORS, OSError) as error:

@@ -7,6 +7,7 @@ without connecting, so it is never pruned).
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -20,8 +21,19 @@ MAX_RECENT = 8
 def recent_stores(settings: QSettings) -> list[Path | StoreUrl]:
     value = settings.value(KEY_RECENT, [])
     items = [value] if isinstance(value, str) else list(value or [])
-    stores = [store_location(p) for p in items if isinstance(p, str) and p]
-    return [p for p in stores if isinstance(p, StoreUrl) or p.exists()]
+    stores = [store for store in map(_location, items) if store is not None]
+    return [p for p in stores if isinstance(p, StoreUrl) or p.is_file()]
+
+
+def _location(item: object) -> Path | StoreUrl | None:
+    """A remembered store, or None for an entry the store rules refuse (an edited settings file:
+    another database's URL, a folder): skipped, never offered, never a crash of the File menu."""
+    if not isinstance(item, str) or not item:
+        return None
+    try:
+        return store_location(item)
+    except argparse.ArgumentTypeError:
+        return None
 
 
 def remember_store(settings: QSettings, path: Path | StoreUrl) -> None:

@@ -17,7 +17,7 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the run id (UserRole + 1 is the ro
 
 class RunHistoryModel(RowsTableModel[RunInfo]):
     COLUMNS = tuple((name, "") for name in
-                    ("Run", "Started", "Status", "Profile", "Semantic", "Rules", "Pairs", "Seconds", "Scope"))
+                    ("Run", "Started", "By", "Status", "Profile", "Semantic", "Rules", "Pairs", "Seconds", "Scope"))
 
     def set_runs(self, runs: Sequence[RunInfo]) -> None:
         self.set_rows(runs)
@@ -41,7 +41,8 @@ class RunHistoryModel(RowsTableModel[RunInfo]):
 
 def _display(run: RunInfo, column: int) -> str:
     values = (
-        f"#{run.id}", run.started_at.replace("T", " ")[:19], run.status, run.profile, run.semantic_state,
+        # "By": the login that ran it on a team store (set by the server); a file's runs are its owner's.
+        f"#{run.id}", run.started_at.replace("T", " ")[:19], run.started_by or "—", run.status, run.profile, run.semantic_state,
         str(run.results), f"{run.pairs:,}", "—" if run.seconds is None else f"{run.seconds:.1f}", run.scope or "—",
     )
     return values[column] if 0 <= column < len(values) else ""

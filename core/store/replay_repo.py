@@ -46,6 +46,7 @@ class RunInfo:
     seconds: float | None
     scope: str | None
     results: int
+    started_by: str | None = None  # the login that ran it (team store); None on a file or before 0016
 
 
 @dataclass(frozen=True)
@@ -265,12 +266,11 @@ class ReplayRepository:
             connection = session.connection()
             # Take the write lock first so the max(id) read below cannot go stale.
             connection.exec_driver_sql(driver_sql(connection, "UPDATE replay_run SET pairs = pairs WHERE id = ?"), (run_id,))
-            first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
+            result_ids = _new_result_ids(connection, len(results))
             result_rows = []
             block_rows: list[tuple[int, int, bytes]] = []
             pool_rows = []
-            for offset, result in enumerate(results):
-                result_id = first + offset
+            for result_id, result in zip(result_ids, results, strict=True):
                 p_ci, r_ci = result.precision_ci, result.recall_ci
                 result_rows.append((
                     result_id, run_id, version_by_key[result.rule_key], result.verdict, result.reason,
@@ -298,9 +298,6 @@ class ReplayRepository:
                 connection.exec_driver_sql(driver_sql(connection, _INSERT_POOL), pool_rows)
             if block_rows:
                 connection.exec_driver_sql(driver_sql(connection, _INSERT_BLOCK), block_rows)
-            if connection.dialect.name == "postgresql":  # ids were given here: keep the id sequence past them
-                connection.exec_driver_sql(
-                    "SELECT setval(pg_get_serial_sequence('replay_result', 'id'), (SELECT max(id) FROM replay_result))")
 
     def finish_run(
         self, run_id: int, status: str, pairs: int, seconds: float,
@@ -387,10 +384,24 @@ def _stored_result(r: Any) -> StoredResult:
     )
 
 
+def _new_result_ids(connection: Any, count: int) -> list[int]:
+    """Ids for ``count`` new results, known before the rows are written (their blocks and pools
+    point at them). SQLite: max + 1 … under the write lock taken before. PostgreSQL: drawn from the
+    id sequence (``nextval`` needs only USAGE; a team login may not ``setval``, which could rewind
+    the sequence into other logins' ids)."""
+    if connection.dialect.name == "postgresql":
+        rows = connection.exec_driver_sql(
+            "SELECT nextval(pg_get_serial_sequence('replay_result', 'id')) FROM generate_series(1, %(n)s)",
+            {"n": count}).scalars().all()
+        return [int(r) for r in rows]
+    first = int(connection.exec_driver_sql("SELECT coalesce(max(id), 0) FROM replay_result").scalar() or 0) + 1
+    return list(range(first, first + count))
+
+
 def _run_info(row: ReplayRunRow, results: int) -> RunInfo:
     return RunInfo(
         id=row.id or 0, started_at=row.started_at, finished_at=row.finished_at, status=row.status,
         profile=row.profile, config=json.loads(row.config_json), config_hash=row.config_hash,
         corpus_hash=row.corpus_hash, model_id=row.model_id, semantic_state=row.semantic_state, pairs=row.pairs,
-        seconds=row.seconds, scope=row.scope, results=results,
+        seconds=row.seconds, scope=row.scope, results=results, started_by=row.started_by,
     )

@@ -175,6 +175,7 @@ class ReplayRunRow(SQLModel, table=True):
     pairs: int = 0
     seconds: Optional[float] = None
     scope: Optional[str] = None
+    started_by: Optional[str] = None  # the login (team store; set by the server), NULL on a file
 
 
 class ReplayResultRow(SQLModel, table=True):

@@ -22,9 +22,12 @@ from dataclasses import dataclass
 
 NOBODY, REVIEWER, LEAD = "nobody", "reviewer", "lead"
 LEAD_CHECK = "pg_has_role(session_user, 'lead', 'MEMBER')"
-_RUN_OPEN = "EXISTS (SELECT 1 FROM public.replay_run r WHERE r.id = {run} AND r.status = 'running')"
+# A run's rows are written only while it runs, and only by the login that started it
+# (``replay_run.started_by`` is set by the server: revision 0016_run_login).
+_RUN_OPEN = ("EXISTS (SELECT 1 FROM public.replay_run r WHERE r.id = {run} AND r.status = 'running' "
+             "AND r.started_by = session_user)")
 _RESULT_OPEN = ("EXISTS (SELECT 1 FROM public.replay_result rr JOIN public.replay_run r ON r.id = rr.run_id "
-                "WHERE rr.id = result_id AND r.status = 'running')")
+                "WHERE rr.id = result_id AND r.status = 'running' AND r.started_by = session_user)")
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,9 @@ POLICIES: dict[str, TablePolicy] = {
     # rule guard trigger); its row_version moves by one per write.
     "rule": TablePolicy(insert=REVIEWER, update=REVIEWER),
     "rule_version": TablePolicy(insert=REVIEWER),
-    # Replay: a run is written while it is running, then it is fixed.
-    "replay_run": TablePolicy(insert=REVIEWER, update=REVIEWER, row_check="status = 'running'"),
+    # Replay: a run is written while it is running, then it is fixed; each login writes only
+    # the runs it started (the server names the login in started_by).
+    "replay_run": TablePolicy(insert=REVIEWER, update=REVIEWER, own="started_by", row_check="status = 'running'"),
     "replay_run_owner": TablePolicy(insert=REVIEWER, insert_check=_RUN_OPEN.format(run="run_id")),
     "replay_result": TablePolicy(insert=REVIEWER, update=REVIEWER, insert_check=_RUN_OPEN.format(run="run_id"),
                                  row_check=_RUN_OPEN.format(run="run_id")),

@@ -46,7 +46,8 @@ def test_run_history_and_audit_models_pass_modeltester(qtmodeltester: Any, repla
     history = RunHistoryModel()
     history.set_runs(replayed.replays.runs())
     qtmodeltester.check(history)
-    assert history.index(0, 2).data() == "complete"
+    assert history.index(0, 3).data() == "complete"
+    assert history.index(0, 2).data() == "—"  # a file's run names no login
     rule = replayed.results.list_rules(WorkspaceScope(), WorkspaceFilter(), limit=1)[0]
     decide(replayed.store, DecisionRequest("defer", REVIEWER, rule.rule_id, rule.run_id, reason="later"))
     audit = AuditTableModel(replayed.reviews.rule_audit(rule.rule_id))
