@@ -234,11 +234,11 @@ class ReplayRepository:
             # A plain insert (the write lock is held, so max(id) is this row's id).
             session.execute(
                 text("INSERT INTO replay_run (started_at, status, profile, config_json, config_hash, corpus_hash, "
-                     "model_id, semantic_state, scope, pairs) VALUES (:at, 'running', :profile, :config, :hash, "
-                     ":corpus_hash, :model, :semantic, :scope, 0)"),
+                     "model_id, semantic_state, scope, pairs, started_by) VALUES (:at, 'running', :profile, :config, "
+                     ":hash, :corpus_hash, :model, :semantic, :scope, 0, :login)"),
                 {"at": utc_now(), "profile": profile, "config": json.dumps(dict(config), sort_keys=True, default=str),
                  "hash": config_hash, "corpus_hash": corpus_hash, "model": model_id, "semantic": semantic_state,
-                 "scope": scope},
+                 "scope": scope, "login": self._store.login()},  # None on a file; the server enforces it for logins
             )
             return int(session.execute(text("SELECT max(id) FROM replay_run")).scalar_one())
 

@@ -3,8 +3,9 @@
 Revision ID: 0016_run_login
 Revises: 0011_team_guard
 
-``replay_run.started_by``: on PostgreSQL the server sets it to ``session_user`` on insert and
-keeps it on update (a trigger: a client cannot write another name, not even the lead's), so
+``replay_run.started_by``: on PostgreSQL the server sets it to ``session_user`` when a team login
+inserts a run and keeps it on update (a trigger: a client cannot write another name, not even the
+lead's; the product names the login itself, so the owner's runs carry it too), so
 evidence on a team store is attributable; the team policies (``core.team.table_policy``) then
 let a login write results, outcome blocks, pools and owners only into a running run it started.
 On a SQLite file (one person's store) it stays NULL. Runs from before this revision keep NULL:
@@ -33,7 +34,16 @@ def upgrade() -> None:
         SET search_path = {_SAFE_PATH} AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
-            NEW.started_by := session_user;
+            -- A team login's run is always in its own name. The database owner (setup, store
+            -- copy, upgrades; not a team login) writes the value given: a copied run keeps its
+            -- starter, NULL included.
+            -- Direct membership: pg_has_role is true for every superuser, the owner included.
+            IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
+                       JOIN pg_catalog.pg_roles team ON team.oid = m.roleid
+                       JOIN pg_catalog.pg_roles login ON login.oid = m.member
+                       WHERE team.rolname IN ('reviewer', 'lead') AND login.rolname = session_user) THEN
+                NEW.started_by := session_user;
+            END IF;
         ELSE
             NEW.started_by := OLD.started_by;
         END IF;
