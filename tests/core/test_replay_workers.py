@@ -212,3 +212,28 @@ def test_a_store_run_on_two_workers_stores_what_a_one_core_run_stores(tmp_path: 
         assert stored[0] == stored[1] and len(stored[0]) > 100
     finally:
         store.close()
+
+
+def test_replay_workers_on_the_command_line(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``replay --workers N``: the same answers as one core; a count that is not a whole number
+    from 1 up is refused in one line, before any run."""
+    import json
+    from pathlib import Path
+
+    from core.cli import main
+
+    store = str(tmp_path / "s.sqlite")
+    main(["import", str(Path(__file__).resolve().parents[2] / "corpora" / "demo"), "--store", store])
+    answers = []
+    for workers in ("1", "2"):
+        capsys.readouterr()
+        assert main(["replay", "--store", store, "--no-semantic", "--from-expected-rule", "--json",
+                     "--workers", workers]) == 0
+        answers.append(json.loads(capsys.readouterr().out)["rules"])
+    assert answers[0] == answers[1] and answers[0]
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(SystemExit) as stop:
+            main(["replay", "--store", store, "--workers", bad])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "--workers: expected a whole number of processes from 1 up" in err and "Traceback" not in err
