@@ -96,6 +96,22 @@ def children_cpu() -> float:
     return times.children_user + times.children_system
 
 
+def run_peak_reset() -> Callable[[], float]:
+    """Resets this process's peak resident set (Linux: ``/proc/self/clear_refs``); the function
+    returned reads the peak since (MB), or the process's lifetime peak where that is not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return rss_mb
+
+    def peak() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return rss_mb()
+    return peak
+
+
 def compare_workers(store: Store, profile: Any, workers: int, clock: SaveClock, label: str) -> None:
     """One run on one core, then one on ``workers`` processes, back to back on the same store:
     wall and CPU (this process plus its workers) of each, the speed-up as the ratio of the two
@@ -104,14 +120,17 @@ def compare_workers(store: Store, profile: Any, workers: int, clock: SaveClock, 
     for n in (1, workers):
         clock.seconds = clock.cpu = 0.0
         before = children_cpu()
+        peak = run_peak_reset()
         summary, s, cpu = timed_cpu(lambda: run_replay(store, profile, include_expected_rules=False, scope="scale",
                                                        workers=n))
         workers_cpu = children_cpu() - before
         replay_line(f"replay {label}, {n} worker{'s' if n > 1 else ''}", summary, s, clock, cpu + workers_cpu)
-        if n > 1:
-            say("  of which in the scoring workers", f"{workers_cpu:.2f} s CPU; largest worker's peak RSS "
-                f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:,.0f} MB")
+        say("  peak RSS of this run in this process", f"{peak():,.0f} MB" + (
+            f"; of which in the scoring workers {workers_cpu:.2f} s CPU; largest worker's peak RSS "
+            f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:,.0f} MB (shared pages counted in full)"
+            if n > 1 else ""))
         seconds[n] = (s, summary.run_id)
+        del summary  # not held while the next run loads its own inputs
     with store.read_session() as session:
         same = session.connection().exec_driver_sql(
             "SELECT COUNT(*) FROM (SELECT rule_version_id, prevented_n, broken_n, near_miss_n, missed_n, verdict "
