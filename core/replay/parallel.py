@@ -29,6 +29,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -118,6 +119,7 @@ class _Job:
 
 
 _JOB: _Job | None = None  # set by the parent just before it forks: the children inherit it
+_FORKING = threading.Lock()
 
 
 def _serve(conn: Connection) -> None:
@@ -167,20 +169,22 @@ def scored_in_order(
     ``at_unit_start`` runs in the worker before each unit (it resets per-unit caches)."""
     global _JOB
     context = multiprocessing.get_context("fork")
-    _JOB = _Job(score_chunk, units, at_unit_start)
     processes: list[Any] = []
     conns: list[Connection] = []
     try:
-        for _ in range(workers):
-            parent_end, child_end = context.Pipe()
-            process = context.Process(target=_serve, args=(child_end,), daemon=True, name="replay-scoring")
-            process.start()
-            child_end.close()
-            processes.append(process)
-            conns.append(parent_end)
-    finally:
-        _JOB = None  # the parent's copy is not needed after the fork
-    try:
+        with _FORKING:  # two runs in two threads of one process must not fork each other's job
+            _JOB = _Job(score_chunk, units, at_unit_start)
+            try:
+                for _ in range(workers):
+                    parent_end, child_end = context.Pipe()
+                    conns.append(parent_end)
+                    process = context.Process(target=_serve, args=(child_end,), daemon=True,
+                                              name="replay-scoring")
+                    process.start()
+                    child_end.close()
+                    processes.append(process)
+            finally:
+                _JOB = None  # the parent's copy is not needed after the fork
         yield from _dispatch(units, conns, processes, cancel)
     finally:
         for process in processes:

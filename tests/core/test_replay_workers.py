@@ -237,3 +237,24 @@ def test_replay_workers_on_the_command_line(tmp_path: Any, capsys: pytest.Captur
         assert stop.value.code == 2
         err = capsys.readouterr().err
         assert "--workers: expected a whole number of processes from 1 up" in err and "Traceback" not in err
+
+
+def test_two_runs_in_two_threads_each_get_their_own_workers() -> None:
+    """The job the workers inherit is set just before the fork; two runs forking at once in
+    two threads of one process must each score their own rules."""
+    import threading
+
+    inputs = [_inputs(seed, 10, 20) for seed in (21, 22)]
+    profile = WORKBENCH.with_(semantic=False)
+    outputs: dict[int, Any] = {}
+    with small_chunks(2, 20):
+        expected = [engine.replay(rules, trajectories, profile, workers=1) for rules, trajectories in inputs]
+        threads = [threading.Thread(target=lambda i=i: outputs.__setitem__(  # type: ignore[misc]
+            i, engine.replay(*inputs[i], profile, workers=2))) for i in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    for i in (0, 1):
+        _assert_identical(expected[i].results, outputs[i].results)
+    assert not _scoring_children()
