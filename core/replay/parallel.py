@@ -12,11 +12,14 @@ order, while the workers score the next ones. What the children send back is eac
 ``RuleResult`` list (the evidence as arrays, ``OutcomeColumns``): the very objects the
 in-process path builds, so the store receives the same rows in the same order.
 
-Fork after threads: a forked child has only the thread that forked. The workers run numpy,
-scipy and this package's code only; they never touch the store, Qt or torch, and they end
-with ``os._exit`` (multiprocessing's fork start), so no inherited connection is closed or
-flushed twice. The window never forks: its replays run in ``cauterule_gui.replay_server``,
-a child without Qt (a semantic run there has finished embedding before the workers start).
+Fork after threads: a forked child has only the thread that forked, and a lock another
+thread held at that moment stays held in the child. So only a process with one Python thread
+forks (``fork_is_safe``): the CLI and the window's replay child (``cauterule_gui.replay_server``,
+no Qt; a semantic run there has finished embedding before the workers start); the window's
+own process (Qt, the job pool) and any run started from a worker thread score in-process. The
+workers run numpy, scipy and this package's code only; they never touch the store, Qt or
+torch, and they end with ``os._exit`` (multiprocessing's fork start), so no inherited
+connection is closed or flushed twice.
 Where ``fork`` does not exist (Windows, and macOS is not a target), a run uses one core.
 
 Cancel: the parent polls the run's cancel token every ``POLL_S`` while it waits for a
@@ -71,6 +74,15 @@ def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def fork_is_safe() -> bool:
+    """Only a process with one Python thread forks: another thread may hold a lock (logging's,
+    the store's, Qt's) that a forked child would wait on forever. The CLI and the window's
+    replay child have one; the window itself (Qt, the job pool) and a run started from a
+    worker thread score in-process. (Native threads such as torch's hold no Python lock; the
+    workers never call into them.)"""
+    return threading.active_count() == 1
+
+
 def setting_from_env() -> int | None:
     """``CAUTERULE_WORKBENCH_WORKERS``: a positive count, or None (unset, empty, 0 or not a number:
     follow the machine)."""
@@ -91,7 +103,7 @@ def resolve_workers(requested: int | None, total_pairs: int, units: int) -> int:
         requested = setting_from_env()
     if requested is None:
         requested = machine_cores() if total_pairs >= MIN_PARALLEL_PAIRS else 1
-    if requested <= 1 or not fork_available():
+    if requested <= 1 or not fork_available() or not fork_is_safe():
         return 1
     return max(1, min(requested, units))
 
@@ -119,7 +131,6 @@ class _Job:
 
 
 _JOB: _Job | None = None  # set by the parent just before it forks: the children inherit it
-_FORKING = threading.Lock()
 
 
 def _serve(conn: Connection) -> None:
@@ -172,19 +183,17 @@ def scored_in_order(
     processes: list[Any] = []
     conns: list[Connection] = []
     try:
-        with _FORKING:  # two runs in two threads of one process must not fork each other's job
-            _JOB = _Job(score_chunk, units, at_unit_start)
-            try:
-                for _ in range(workers):
-                    parent_end, child_end = context.Pipe()
-                    conns.append(parent_end)
-                    process = context.Process(target=_serve, args=(child_end,), daemon=True,
-                                              name="replay-scoring")
-                    process.start()
-                    child_end.close()
-                    processes.append(process)
-            finally:
-                _JOB = None  # the parent's copy is not needed after the fork
+        _JOB = _Job(score_chunk, units, at_unit_start)
+        try:
+            for _ in range(workers):
+                parent_end, child_end = context.Pipe()
+                conns.append(parent_end)
+                process = context.Process(target=_serve, args=(child_end,), daemon=True, name="replay-scoring")
+                process.start()
+                child_end.close()
+                processes.append(process)
+        finally:
+            _JOB = None  # the parent's copy is not needed after the fork
         yield from _dispatch(units, conns, processes, cancel)
     finally:
         for process in processes:
