@@ -85,9 +85,10 @@ def replay_line(name: str, summary: ReplayRunSummary, seconds: float, clock: Sav
 
 
 def timed_cpu(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    c0 = time.process_time()
+    """CPU of this process and of the children it reaped meanwhile (a run's scoring workers)."""
+    c0 = time.process_time() + children_cpu()
     value, seconds = timed(fn)
-    return value, seconds, time.process_time() - c0
+    return value, seconds, time.process_time() + children_cpu() - c0
 
 
 def children_cpu() -> float:
@@ -124,7 +125,7 @@ def compare_workers(store: Store, profile: Any, workers: int, clock: SaveClock, 
         summary, s, cpu = timed_cpu(lambda: run_replay(store, profile, include_expected_rules=False, scope="scale",
                                                        workers=n))
         workers_cpu = children_cpu() - before
-        replay_line(f"replay {label}, {n} worker{'s' if n > 1 else ''}", summary, s, clock, cpu + workers_cpu)
+        replay_line(f"replay {label}, {n} worker{'s' if n > 1 else ''}", summary, s, clock, cpu)
         say("  peak RSS of this run in this process", f"{peak():,.0f} MB" + (
             f"; of which in the scoring workers {workers_cpu:.2f} s CPU; largest worker's peak RSS "
             f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:,.0f} MB (shared pages counted in full)"
