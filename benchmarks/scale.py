@@ -85,9 +85,60 @@ def replay_line(name: str, summary: ReplayRunSummary, seconds: float, clock: Sav
 
 
 def timed_cpu(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    c0 = time.process_time()
+    """CPU of this process and of the children it reaped meanwhile (a run's scoring workers)."""
+    c0 = time.process_time() + children_cpu()
     value, seconds = timed(fn)
-    return value, seconds, time.process_time() - c0
+    return value, seconds, time.process_time() + children_cpu() - c0
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children (the scoring workers)."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+def run_peak_reset() -> Callable[[], float]:
+    """Resets this process's peak resident set (Linux: ``/proc/self/clear_refs``); the function
+    returned reads the peak since (MB), or the process's lifetime peak where that is not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return rss_mb
+
+    def peak() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return rss_mb()
+    return peak
+
+
+def compare_workers(store: Store, profile: Any, workers: int, clock: SaveClock, label: str) -> None:
+    """One run on one core, then one on ``workers`` processes, back to back on the same store:
+    wall and CPU (this process plus its workers) of each, the speed-up as the ratio of the two
+    wall times, and whether both stored the same outcome blocks (issue 27)."""
+    seconds = {}
+    for n in (1, workers):
+        clock.seconds = clock.cpu = 0.0
+        before = children_cpu()
+        peak = run_peak_reset()
+        summary, s, cpu = timed_cpu(lambda: run_replay(store, profile, include_expected_rules=False, scope="scale",
+                                                       workers=n))
+        workers_cpu = children_cpu() - before
+        replay_line(f"replay {label}, {n} worker{'s' if n > 1 else ''}", summary, s, clock, cpu)
+        say("  peak RSS of this run in this process", f"{peak():,.0f} MB" + (
+            f"; of which in the scoring workers {workers_cpu:.2f} s CPU; largest worker's peak RSS "
+            f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:,.0f} MB (shared pages counted in full)"
+            if n > 1 else ""))
+        seconds[n] = (s, summary.run_id)
+        del summary  # not held while the next run loads its own inputs
+    with store.read_session() as session:
+        same = session.connection().exec_driver_sql(
+            "SELECT COUNT(*) FROM (SELECT rule_version_id, prevented_n, broken_n, near_miss_n, missed_n, verdict "
+            "FROM replay_result WHERE run_id = ? EXCEPT SELECT rule_version_id, prevented_n, broken_n, near_miss_n, "
+            "missed_n, verdict FROM replay_result WHERE run_id = ?)", (seconds[1][1], seconds[workers][1])).scalar()
+    say(f"  {label}: 1 worker / {workers} workers", f"{seconds[1][0] / seconds[workers][0]:.2f}x faster by wall; "
+                                                    f"results differing between the two runs: {same}")
 
 
 def reference_us_per_pair(summary: ReplayRunSummary, sample: int, seed: int) -> float:
@@ -126,6 +177,8 @@ def main() -> int:
                     help="one lexical run instead of two (with --reuse-store, for the semantic figures)")
     ap.add_argument("--tables-only", action="store_true",
                     help="with --reuse-store: time the tables only (no replay, no reference sample)")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="also replay with 1 worker and with this many, back to back (speed-up, same results)")
     ap.add_argument("--reviewed", action="store_true",
                     help="before timing the tables, give every rule a decision and a verdict mark (once)")
     args = ap.parse_args()
@@ -181,6 +234,8 @@ def main() -> int:
         summary, s, cpu = timed_cpu(lambda: run_replay(store, lexical, include_expected_rules=False, scope="scale"))
         replay_line("replay lexical", summary, s, clock, cpu)
     lexical_seconds = s
+    if args.workers > 1:
+        compare_workers(store, lexical, args.workers, clock, "lexical")
     wal = Path(f"{path}-wal")
     size = path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
     with store.read_session() as session:

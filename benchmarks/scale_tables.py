@@ -148,6 +148,8 @@ def tables(store: Store, say: Callable[[str, str], None]) -> None:
                                     corpora.list_trajectories(flt, 0, 200, key, descending)))
         say(f"trajectories table, filter {name}: worst count + page of {2 * len(TRAJECTORY_SORTS)} sorts", str(worst))
 
+    trajectory_filters_as_offered(corpora, say)
+
     run = ReplayRepository(store).latest_complete_run()
     if run is None:
         return
@@ -168,3 +170,32 @@ def tables(store: Store, say: Callable[[str, str], None]) -> None:
     bundle.time(lambda: results.evidence_bundle(result_id, REVIEWER))
     say("evidence: largest result", f"{rows:,} rows ({', '.join(f'{b} {counts.get(b, 0):,}' for b in BUCKETS)})")
     say("  counts / worst first or last page of a bucket / bundle", f"{counts_time} / {pages} / {bundle}")
+
+
+def trajectory_filters_as_offered(corpora: CorpusRepository, say: Callable[[str, str], None]) -> None:
+    """Every combination of the filters the window's trajectories table offers (the text box,
+    the corpus picked in the navigator, the loop's gate filter: a set of primary keys) with
+    every sort in both directions, each timed as the window reads it (count + first page);
+    prints the slowest (issue 27: no slow corner)."""
+    names = [c.name for c in corpora.list_corpora()]
+    with corpora._store.read_session() as session:  # noqa: SLF001 - benchmark: the gate's pks as a scan finds them
+        every_pk = [int(r[0]) for r in session.connection().exec_driver_sql("SELECT id FROM trajectory ORDER BY id")]
+    gates = {"": None, "gate (a third of the trajectories)": tuple(every_pk[::3]),
+             "gate (200 trajectories)": tuple(every_pk[::max(1, len(every_pk) // 200)])}
+    texts = ("", "docker", "no such text", "e")
+    worst_name, worst_cpu, overall = "", 0.0, Worst()
+    for text in texts:
+        for corpus in (None, *names[:2]):
+            for gate_name, pks in gates.items():
+                flt = TrajectoryFilter(text=text, corpus=corpus, pks=pks)
+                for key in TRAJECTORY_SORTS:
+                    for descending in (False, True):
+                        before = overall.cpu if overall.cpus else -1.0
+                        overall.time(lambda: (corpora.count_trajectories(flt),
+                                              corpora.list_trajectories(flt, 0, 200, key, descending)))
+                        if overall.cpus[-1] > worst_cpu or before < 0:
+                            worst_cpu = overall.cpus[-1]
+                            worst_name = (f"text {text!r}, corpus {corpus or 'all'}, {gate_name or 'no gate'}, "
+                                          f"sort {key}{' desc' if descending else ''}")
+    say(f"trajectories table, every offered filter x sort ({len(overall.cpus)} reads)",
+        f"{overall}; slowest by CPU: {worst_name}")

@@ -161,6 +161,7 @@ def run_replay(
     texts_progress: ProgressCallback | None = None,
     derive_missed: bool = True,
     on_started: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> ReplayRunSummary:
     """Replay rules from the store against all its trajectories and keep the run.
 
@@ -172,14 +173,16 @@ def run_replay(
     (``ReplayRepository.outcomes``), and holding a whole run's in memory does not scale.
     ``derive_missed=False`` stores every missed row instead of deriving the score-0 ones
     (readers see the same rows either way; the tests compare the two). ``on_started(run_id)``
-    is called once the run row exists, before any progress.
+    is called once the run row exists, before any progress. ``workers``: scoring processes
+    (``core.replay.parallel.resolve_workers``; None: the setting or the machine); this process
+    stays the one writer.
     """
     # Without the store's idle connection (``Store.keeps_wal_open``), one connection is held
     # for the whole run, so that no chunk's session is the last to close, which would
     # checkpoint the WAL once per chunk.
     with nullcontext() if store.keeps_wal_open else store.engine.connect(), _no_gc_pauses():
         return _run_replay(store, profile, rule_ids, include_expected_rules, embedder, semantic_note, progress,
-                           cancel, on_results, scope, texts_progress, derive_missed, on_started)
+                           cancel, on_results, scope, texts_progress, derive_missed, on_started, workers)
 
 
 @contextmanager
@@ -208,7 +211,7 @@ def _run_replay(
     store: Store, profile: ReplayProfile, rule_ids: Sequence[int] | None, include_expected_rules: bool,
     embedder: CachedEmbedder | None, semantic_note: str | None, progress: ProgressCallback | None,
     cancel: Any, on_results: ResultsCallback | None, scope: str | None, texts_progress: ProgressCallback | None,
-    derive_missed: bool, on_started: Callable[[int], None] | None,
+    derive_missed: bool, on_started: Callable[[int], None] | None, workers: int | None,
 ) -> ReplayRunSummary:
     repo = ReplayRepository(store)
     embed = embedder if profile.semantic else None
@@ -247,7 +250,7 @@ def _run_replay(
     try:
         output = replay(
             inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-            on_results=save, keep_outcomes=False, side_store=sides,
+            on_results=save, keep_outcomes=False, side_store=sides, workers=workers,
         )
     except BaseException:
         # A crashed run must never look complete (or stay "running" forever).

@@ -103,6 +103,13 @@ def cmd_corpora(args: argparse.Namespace, store: Store) -> int:
     return EXIT_OK
 
 
+def _worker_count(text: str) -> int:
+    """``--workers N``: a whole number from 1 up (argparse prints the message as one line)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes from 1 up, got {text!r}")
+    return int(text)
+
+
 def cmd_replay(args: argparse.Namespace, store: Store) -> int:
     from core.replay.profiles import profile_by_name
     from core.replaying import make_embedder, materialise_expected_rules, result_json, run_replay
@@ -134,7 +141,7 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
             print(f"warning: semantic matching unavailable: {note}", file=sys.stderr)
     summary = run_replay(
         store, profile, rule_ids=args.rule, include_expected_rules=args.from_expected_rule,
-        embedder=embedder, semantic_note=note, scope="cli",
+        embedder=embedder, semantic_note=note, scope="cli", workers=args.workers,
     )
     if args.json:
         _print_json(
@@ -222,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from-expected-rule", action="store_true",
                    help="also replay every non-empty expected_rule as a candidate")
     p.add_argument("--rule", type=int, action="append", default=None, help="replay only this rule id (repeatable)")
+    p.add_argument("--workers", type=_worker_count, default=None, metavar="N",
+                   help="processes that score rules (1: this process only; default: the "
+                        "CAUTERULE_WORKBENCH_WORKERS setting, else one per core for a large run); same results")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_replay)
 

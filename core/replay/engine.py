@@ -4,13 +4,16 @@ Pure (no store, no Qt). Work is done in chunks of rules: one batch matcher call 
 chunk scores the chunk against every trajectory as [R, T] arrays; buckets are array ops;
 the only Python loops run over rules (building each rule's result) or over the
 non-trivial pairs of a rule (its evidence rows). Progress is reported after every
-chunk; a cancel token is checked between chunks.
+chunk; a cancel token is checked between chunks. A large run scores its chunks in worker
+processes, one per core (``core.replay.parallel``); the caller still receives every chunk's
+results in order, in this process.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -18,7 +21,7 @@ import numpy as np
 
 from core.checked import Check, checked
 from core.replay import matcher_bridge as mb
-from core.replay import view_cache
+from core.replay import parallel, view_cache
 from core.replay.buckets import bucket_codes
 from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
@@ -92,6 +95,7 @@ def replay(
     prune: bool | None = None,
     keep_outcomes: bool = True,
     side_store: view_cache.Persisted | None = None,
+    workers: int | None = None,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
@@ -102,6 +106,8 @@ def replay(
     chunk's pair outcomes from the returned results once ``on_results`` has had them
     (a caller that saves them keeps memory bounded by one chunk). ``side_store``: where the
     trajectory side is looked up (after memory) and told of a new one (``view_cache.Persisted``).
+    ``workers``: processes that score chunks (``core.replay.parallel``; 1: in this process,
+    None: the setting or the machine's cores for a large run); the results are the same.
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -168,27 +174,39 @@ def replay(
             return finish("cancelled", [], 0)
         raise
 
-    results: list[RuleResult] = []
-    done = 0
-    for lo, hi in chunk_bounds(n_rules, n_traj):
-        if cancel is not None and cancel.is_set():
-            return finish("cancelled", [], done)
-        chunk = rules[lo:hi]
+    def score_chunk(lo: int, hi: int) -> list[RuleResult]:
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
         evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
-        chunk_results = decide_chunk(chunk, fallback_codes, batch, evidence, index, recovery, profile)
-        if cancel is not None and cancel.is_set():  # before saving: at 10^5 a chunk's save is most of it
-            return finish("cancelled", [], done)
-        if on_results is not None:
-            on_results(chunk_results)
-        if keep_outcomes:
-            results.extend(chunk_results)
-        else:
-            results.extend(replace(r, outcomes=()) for r in chunk_results)
-        done += len(chunk) * n_traj
-        if progress is not None:
-            progress(done, total_pairs)
+        return decide_chunk(rules[lo:hi], fallback_codes, batch, evidence, index, recovery, profile)
+
+    bounds = chunk_bounds(n_rules, n_traj)
+    starts = semantic.block_starts(bounds) if semantic is not None else None
+    units = parallel.units_of(bounds, starts)
+    n_workers = parallel.resolve_workers(workers, total_pairs, len(units))
+    scored: Generator[tuple[tuple[int, int], list[RuleResult]], None, None]
+    if n_workers > 1:
+        if semantic is not None:
+            semantic.prepare_targets()  # once, before the fork: the workers share it
+        scored = parallel.scored_in_order(score_chunk, units, n_workers, cancel,
+                                          semantic.forget if semantic is not None else None)
+    else:
+        scored = parallel.scored_here(score_chunk, bounds, cancel)
+    results: list[RuleResult] = []
+    done = 0
+    with closing(scored):  # an early return stops (and reaps) the scoring workers
+        for (lo, hi), finished in scored:
+            if cancel is not None and cancel.is_set():  # before saving: at 10^5 a chunk's save is most of it
+                return finish("cancelled", [], done)
+            if on_results is not None:
+                on_results(finished)
+            if keep_outcomes:
+                results.extend(finished)
+            else:
+                results.extend(replace(r, outcomes=()) for r in finished)
+            done += (hi - lo) * n_traj
+            if progress is not None:
+                progress(done, total_pairs)
     if cancel is not None and cancel.is_set():
         return finish("cancelled", [], done)
     return finish("complete", results, done)

@@ -144,13 +144,41 @@ class SemanticCosines:
         COSINE_PAIRS at a time, ahead of the chunks that ask for them. (BLAS rounds the last
         bit differently for different row counts, so a cosine may differ by ~1e-16 from a
         chunk-by-chunk product; it did already between chunk sizes.)"""
-        if self.targets is None:
-            self.targets = msemantic.CosineTargets.of_table(self.table, self.primary_rows, self.secondary_rows)
-        if self._rows is None or not (self._rows[0] <= lo and hi <= self._rows[0] + len(self._rows[1])):
-            ahead = max(hi - lo, COSINE_PAIRS // max(1, len(self.primary_rows)))
-            self._rows = (lo, self.targets.cosines(self.trigger_vecs[lo:lo + ahead]))
+        targets = self.prepare_targets()
+        if self._rows is None or not self._covers(self._rows[0], len(self._rows[1]), lo, hi):
+            self._rows = (lo, targets.cosines(self.trigger_vecs[lo:lo + self._ahead(lo, hi)]))
         first, cosines = self._rows
         return cosines[lo - first:hi - first].copy()  # the chunk's own: the cache is reused
+
+    def prepare_targets(self) -> msemantic.CosineTargets:
+        """The [T] side, converted once (before the scoring workers fork: they share it)."""
+        if self.targets is None:
+            self.targets = msemantic.CosineTargets.of_table(self.table, self.primary_rows, self.secondary_rows)
+        return self.targets
+
+    def block_starts(self, bounds: Sequence[tuple[int, int]]) -> list[int]:
+        """The first rule of each chunk at which :meth:`block`, asked for ``bounds`` in order
+        from a fresh state, multiplies a new block of rules. A scoring worker that starts a
+        new block at each of them (after :meth:`forget`) computes the very products a
+        one-core run computes, so the cosines are equal to the last bit."""
+        starts: list[int] = []
+        cached: tuple[int, int] | None = None
+        for lo, hi in bounds:
+            if cached is None or not self._covers(cached[0], cached[1], lo, hi):
+                cached = (lo, len(self.trigger_vecs[lo:lo + self._ahead(lo, hi)]))
+                starts.append(lo)
+        return starts
+
+    def forget(self) -> None:
+        """Drop the block computed ahead (the next :meth:`block` multiplies a new one)."""
+        self._rows = None
+
+    def _ahead(self, lo: int, hi: int) -> int:
+        return max(hi - lo, COSINE_PAIRS // max(1, len(self.primary_rows)))
+
+    @staticmethod
+    def _covers(first: int, count: int, lo: int, hi: int) -> bool:
+        return first <= lo and hi <= first + count
 
 
 #: cosines computed per product ahead of the chunks (32 MB of float64 at most)
