@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from core.decisions.whatif import WhatIfRefused
 from core.embeddings import VectorCache
 from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile
@@ -33,8 +34,6 @@ from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
 from core.store.result_repo import ResultRepository
 from core.store.side_cache_repo import StoredSides
 from core.store.workspace_query import BucketMove
-
-from core.decisions.whatif import WhatIfRefused
 
 BUCKETS = ("prevented", "broken", "near_miss", "missed")
 
