@@ -50,8 +50,10 @@ def draft_text(draft: DraftSummary) -> str:
               if draft.before_verdict is not None else "—")
     after = f"{VERDICT_TEXT.get(draft.verdict, draft.verdict)} ({word(draft.reason)})"
     n = len(draft.moves)
-    return (f"Draft (not saved) against v{draft.before_version or draft.base_version}, profile {draft.profile}, "
-            f"semantic {draft.semantic_state}: verdict {before} → {after}; prevented / broken / near / missed "
+    against = f" ({draft.before_run})" if draft.before_run else ""
+    return (f"Draft (not saved; profile {draft.profile}, semantic {draft.semantic_state}) against "
+            f"v{draft.before_version or draft.base_version}{against}: verdict {before} → {after}; "
+            "prevented / broken / near / missed "
             f"{_counts_text(draft.before_counts)} → {_counts_text(draft.counts)}; "
             f"{n} trajector{'y' if n == 1 else 'ies'} would change bucket. Apply saves it; Discard forgets it.")
 

@@ -31,6 +31,7 @@ from core.replay.types import RuleResult
 from core.replaying import load_inputs
 from core.store.engine import Store
 from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
+from core.store.replay_repo import ReplayRepository
 from core.store.result_repo import ResultRepository
 from core.store.side_cache_repo import StoredSides
 from core.store.workspace_query import BucketMove
@@ -74,6 +75,9 @@ class DraftSummary:
     before_version: int | None
     before_counts: dict[str, int] | None
     moves: tuple[BucketMove, ...]
+    # The compared result's run, in words ("run #3, workbench, semantic off"): a draft replayed
+    # with another profile or semantic setting moves trajectories for that reason too.
+    before_run: str | None = None
 
     def to_json(self) -> str:
         body = {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -117,7 +121,7 @@ class DraftReplay:
             profile=self.profile, semantic_state=self.semantic_state, verdict=r.verdict, reason=r.reason,
             counts=counts, precision=r.precision, recall=r.recall, before_result_id=self.before_result_id,
             before_verdict=before[0], before_reason=before[1], before_version=before[2], before_counts=before[3],
-            moves=self.moves,
+            moves=self.moves, before_run=before[4],
         )
 
 
@@ -177,10 +181,12 @@ def draft_moves(store: Store, before_result_id: int, result: RuleResult) -> list
 
 
 def _stored_before(store: Store, result_id: int | None) -> tuple[str | None, str | None, int | None,
-                                                                   dict[str, int] | None]:
+                                                                   dict[str, int] | None, str | None]:
     stored = None if result_id is None else ResultRepository(store).result(result_id)
     if stored is None:
-        return None, None, None, None
+        return None, None, None, None, None
     counts = {"prevented": stored.prevented_n, "broken": stored.broken_n, "near_miss": stored.near_miss_n,
               "missed": stored.missed_n}
-    return stored.verdict, stored.reason, stored.version, counts
+    run = ReplayRepository(store).get_run(stored.run_id)
+    run_words = None if run is None else f"run #{run.id}, {run.profile}, semantic {run.semantic_state}"
+    return stored.verdict, stored.reason, stored.version, counts, run_words

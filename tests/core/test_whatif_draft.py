@@ -48,6 +48,16 @@ def _rule_with_result(store: Store, rule_id: int | None = None) -> tuple[int, in
     return chosen.rule_id, chosen.id
 
 
+def _untouched_rule(store: Store) -> tuple[int, int]:
+    """A rule that prevents something and was never edited (other tests edit one), with its result."""
+    first = min(ReplayRepository(store).runs(), key=lambda r: r.id)
+    rules = RuleRepository(store)
+    chosen = max((r for r in ReplayRepository(store).results(first.id) if len(rules.versions(r.rule_id)) == 1),
+                 key=lambda r: (r.prevented_n, -r.rule_id))
+    assert chosen.prevented_n >= 1
+    return chosen.rule_id, chosen.id
+
+
 def _newest_result(store: Store, rule_id: int) -> int:
     """The rule's result in the newest run that replayed it (earlier examples replay it again)."""
     for run in sorted(ReplayRepository(store).runs(), key=lambda r: r.id, reverse=True):
@@ -92,7 +102,7 @@ def test_a_draft_equals_the_replay_of_the_same_text_once_saved(replayed: Store, 
 
 def test_a_draft_leaves_every_table_as_it_was_and_opens_no_write(replayed: Store) -> None:
     store = replayed
-    rule_id, before_id = _rule_with_result(store)
+    rule_id, before_id = _untouched_rule(store)
     counts = _row_counts(store)
     writes: list[bool] = []
 
@@ -138,11 +148,12 @@ def test_a_draft_of_an_unknown_rule_is_refused_with_its_id(replayed: Store) -> N
 
 
 def test_the_summary_crosses_the_pipe_unchanged(replayed: Store) -> None:
-    rule_id, before_id = _rule_with_result(replayed)
+    rule_id, before_id = _untouched_rule(replayed)
     draft = replay_draft(replayed, rule_id, "when the owls sing", "listen", LEXICAL, before_result_id=before_id)
     summary = draft.summary(replayed)
     assert DraftSummary.from_json(summary.to_json()) == summary
     assert summary.before_verdict is not None and summary.counts["prevented"] == len(draft.result.prevented)
+    assert summary.before_run is not None and "semantic off" in summary.before_run  # what it is compared with
     assert {m.trajectory_pk for m in summary.moves} <= set(draft_buckets(draft.result)) | {
         m.trajectory_pk for m in summary.moves if m.after == "no_effect"}
 
