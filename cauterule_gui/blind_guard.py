@@ -99,6 +99,7 @@ def install_blind_guard(window: Any) -> BlindGuard:
     board follows its changes; the first read is queued behind the window's first pages."""
     guard = BlindGuard(window.db, window.identity, window)
     window.review.blind = guard
+    window.whatif.blind = guard  # no What-if on a hidden rule: it would show replay's answers
     model = window.rule_model
     guard.changed.connect(lambda: model.set_blind(guard.masked(), lambda o: hidden_tooltip(guard.session_of(o))))
     guard.changed.connect(window.review.blind_changed)

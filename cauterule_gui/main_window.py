@@ -193,7 +193,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
         self.table_panel.trajectory_selected.connect(self.show_trajectory)
-        for source in (self.importer, self.review, self.replay, self.bulk):
+        for source in (self.importer, self.review, self.replay, self.bulk, self.whatif):
             source.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.importer.import_started.connect(lambda _handle: self._set_store_actions_enabled(False))
         self.importer.import_done.connect(self._on_import_done)

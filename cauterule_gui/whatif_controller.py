@@ -58,9 +58,15 @@ def draft_text(draft: DraftSummary) -> str:
             f"{n} trajector{'y' if n == 1 else 'ies'} would change bucket. Apply saves it; Discard forgets it.")
 
 
+BLIND_REFUSAL = ("What if is not offered for this rule now: it is in your unfinished blind agreement session, "
+                 "and a What-if shows replay's answers (verdict, buckets). Finish the session, or choose "
+                 "\"Show evidence anyway\" on its evidence board first.")
+
+
 class WhatIfController(QObject):
     moves_shown = Signal(object)  # list[BucketMove]
     draft_shown = Signal(object)  # DraftSummary
+    status_message = Signal(str)
 
     def __init__(self, db: DatabaseExecutor, replay: ReplayController,
                  identity: ReviewerIdentity, dialog_parent: QWidget) -> None:
@@ -74,6 +80,7 @@ class WhatIfController(QObject):
         self._before_result: int | None = None
         self._waiting_run = False
         self.draft_handle: JobHandle | None = None
+        self.blind: Any = None  # the window's BlindGuard (blind_guard.py), when installed
         self.conflict_dialog: ConflictDialog | None = None
         replay.replay_finished.connect(self._on_replay_finished)
 
@@ -81,6 +88,9 @@ class WhatIfController(QObject):
         """Open the dialog on the rule's latest text once it is read; with ``proposal`` (a
         ``SplitProposal`` offered when a one-sentence rule was approved), on the proposed halves."""
         if rule is None:
+            return
+        if self.blind is not None and self.blind.hides(rule.origin):
+            self.status_message.emit(BLIND_REFUSAL)  # blind means blind: the dialog would show the answers
             return
         self.db.query(lambda s: s.rules.get(rule.rule_id), lambda info: self._show(rule, info, proposal),
                       name="what-if rule text")

@@ -110,8 +110,9 @@ def test_the_rules_table_hides_a_session_rules_verdict_and_counts(qtbot: Any, re
 
 def test_the_hidden_boards_header_names_no_verdict(qtbot: Any, review_window: MainWindow) -> None:
     window = review_window
-    _session_id, origins = _session_through_the_window(qtbot, window)
-    origin = sorted(origins)[0]
+    current = window.workspace.rules.current_rule()
+    session = create_session(window.services.store, current.run_id, "lead", size=8, seed=11)
+    origin = sorted(i.rule_origin for i in AgreementRepository(window.services.store).items_with_answers(session.id))[0]
     rule = window.workspace.rules.model.rule(_row_of(window, origin))
     window.workspace.rules.select_row(_row_of(window, origin))
     evidence = window.workspace.evidence
@@ -161,3 +162,14 @@ def test_finishing_the_session_shows_every_answer_again(qtbot: Any, review_windo
 
     window.db.op(judge_all, None, kinds={"agreement"}, name="judge every item")
     qtbot.waitUntil(lambda: window.rule_model.blind == frozenset(), timeout=20_000)
+
+
+def test_what_if_is_not_offered_on_a_hidden_rule(qtbot: Any, review_window: MainWindow) -> None:
+    """Its heading and its draft would show the verdict and the buckets."""
+    window = review_window
+    _session_id, origins = _session_through_the_window(qtbot, window)
+    row = _row_of(window, sorted(origins)[0])
+    window.workspace.rules.select_row(row)
+    with qtbot.waitSignal(window.whatif.status_message, timeout=5000) as said:
+        window.whatif.open(window.workspace.rules.model.rule(row))
+    assert "blind agreement session" in said.args[0] and window.whatif.dialog is None
