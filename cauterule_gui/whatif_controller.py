@@ -123,7 +123,7 @@ class WhatIfController(QObject):
         dialog.open()
 
     def _on_closed(self, _result: int) -> None:
-        self.cancel_draft()  # Discard / Esc: a draft still replaying is stopped; nothing was saved
+        self._drop_draft()  # Discard / Esc: a draft still replaying is stopped; nothing was saved
         if self.dialog is not None:
             self.dialog.deleteLater()
         self.dialog = None
@@ -153,6 +153,12 @@ class WhatIfController(QObject):
         if self.draft_handle is not None:
             self.draft_handle.cancel()
 
+    def _drop_draft(self) -> None:
+        """Stop a draft still replaying and ignore what it sends from now on (Apply, Discard)."""
+        handle, self.draft_handle = self.draft_handle, None
+        if handle is not None:
+            handle.cancel()
+
     def _draft_progress(self, handle: JobHandle, done: int, total: int, unit: str) -> None:
         if handle is self.draft_handle and self.dialog is not None:
             self.dialog.show_progress(f"Replaying the draft (nothing is saved): {done:,} / {total:,} {unit or 'pairs'}")
@@ -181,7 +187,7 @@ class WhatIfController(QObject):
         services = self.db.services()
         if rule is None or self.dialog is None or services is None:
             return
-        self.cancel_draft()
+        self._drop_draft()  # Apply replays the saved text itself; a draft's late answer must not show
         if self._replay.running:
             self.dialog.show_failure("A replay is already running; wait for it or cancel it first.")
             return
@@ -265,4 +271,5 @@ class WhatIfController(QObject):
                    f"{verdict_before} → {VERDICT_TEXT.get(after.verdict, after.verdict)} ({after.reason}); "
                    f"{len(moves)} trajector{'y' if len(moves) == 1 else 'ies'} moved")
         self.dialog.show_moves(summary, moves)
+        self._before_result = after.result_id  # the next draft is compared with the version just applied
         self.moves_shown.emit(moves)
