@@ -29,6 +29,7 @@ from core.store.workspace_query import WorkspaceScope
 
 from cauterule_gui import settings as keys
 from cauterule_gui import theme, window_menus, window_replay, window_settings, window_store
+from cauterule_gui.blind_guard import install_blind_guard
 from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.import_controller import ImportController
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self.replay = ReplayController(runner, lambda: self.services, settings, process or ReplayProcess(),
                                        self.replay_progress, self)
         self.whatif = WhatIfController(self.db, self.replay, self.identity, self)
+        self.blind = install_blind_guard(self)  # blind means blind: the rules of an unfinished blind session
         self.review.split_requested.connect(lambda rule, proposal: self.whatif.open(rule, proposal))
         self.bulk = BulkDecisions(self)
         self.tab_registry.register(
@@ -191,7 +193,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.navigator.corpus_selected.connect(self.table_panel.set_corpus)
         self.table_panel.trajectory_selected.connect(self.show_trajectory)
-        for source in (self.importer, self.review, self.replay, self.bulk):
+        for source in (self.importer, self.review, self.replay, self.bulk, self.whatif):
             source.status_message.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.importer.import_started.connect(lambda _handle: self._set_store_actions_enabled(False))
         self.importer.import_done.connect(self._on_import_done)

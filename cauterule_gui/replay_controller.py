@@ -16,7 +16,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.replay.messages import ChunkSaved, ModelState, Started
+from core.replay.messages import ChunkSaved, ModelState, ReplayDraft, Started
 from core.replay.profiles import profile_by_name
 
 from cauterule_gui.jobs import JobFailure, JobHandle, JobRunner
@@ -25,6 +25,7 @@ from cauterule_gui.jobs.replay_job import (
     ReplayProcess,
     ReplayProcessError,
     ReplayRequest,
+    start_draft,
     start_model_load,
     start_replay,
 )
@@ -118,6 +119,22 @@ class ReplayController(QObject):
         self.status_message.emit(f"Replaying {label} (profile {request.profile}, "
                                  f"semantic {'on' if request.semantic else 'off'})…")
         self.replay_started.emit(request)
+        return handle
+
+    def start_draft(self, rule_id: int, trigger: str, directive: str, before_result: int | None) -> JobHandle | None:
+        """Replay a what-if draft (unsaved text) in a replay child with this window's profile and
+        semantic setting, as ``start`` would replay the saved rule; the store is not written.
+        The handle's result is a ``DraftSummary``. None (with a status message) while a replay runs."""
+        services = self._services()
+        if services is None:
+            return None
+        if self.running:
+            self.status_message.emit("A replay is already running; cancel it or wait for it to finish")
+            return None
+        request = ReplayDraft(store=str(services.path), profile=self.profile_name, semantic=self.semantic_effective(),
+                              rule_id=rule_id, trigger=trigger, directive=directive, before_result=before_result)
+        handle = start_draft(self._runner, services.path, request, self.process)
+        handle.posted.connect(self._on_posted)  # the model state, as for a replay
         return handle
 
     def cancel(self) -> None:

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO
 
 from core.replay.messages import (
     ChunkSaved,
+    DraftReplayed,
     Embed,
     Embedded,
     Failed,
@@ -36,6 +37,7 @@ from core.replay.messages import (
     Progress,
     ProtocolError,
     Quit,
+    ReplayDraft,
     Reply,
     RunReplay,
     Started,
@@ -166,6 +168,37 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
         store.close()
 
 
+def _draft(request: ReplayDraft, cancel: threading.Event, model: _Model, out: _Out) -> None:
+    """A what-if draft: replayed with the run's engine and profile, nothing written (no run, no
+    vector-cache row: the store's vectors are read, the draft's new ones kept in memory)."""
+    from core.decisions.whatif_draft import ReadOnlyVectorCache, replay_draft
+    from core.embeddings import CachedEmbedder
+    from core.replay.profiles import profile_by_name
+    from core.store.embedding_repo import EmbeddingCacheRepository
+    from core.store.engine import open_store
+
+    store = open_store(request.store)
+    try:
+        profile = profile_by_name(request.profile)
+        profile = profile.with_(semantic=profile.semantic and request.semantic)
+        embedder = None
+        if profile.semantic:
+            state = model.load()
+            out.send(state)
+            if state.state == "ready":
+                embedder = CachedEmbedder(model.model, ReadOnlyVectorCache(EmbeddingCacheRepository(store)))
+                embedder.cancel = cancel
+
+        def progress(done: int, total: int) -> None:
+            out.send(Progress("scoring", int(done), int(total), "pairs"))
+
+        draft = replay_draft(store, request.rule_id, request.trigger, request.directive, profile, embed=embedder,
+                             before_result_id=request.before_result, progress=progress, cancel=cancel)
+        out.send(DraftReplayed(draft.summary(store).to_json()))
+    finally:
+        store.close()
+
+
 def _embed(request: Embed, cancel: threading.Event, model: _Model, out: _Out) -> None:
     import numpy as np
 
@@ -219,6 +252,8 @@ class _Server:
                     _replay(request, self.cancel, self.model, self.out, self.run)
                 finally:
                     self.run = _RunState()
+            elif isinstance(request, ReplayDraft):
+                _draft(request, self.cancel, self.model, self.out)  # opens no run: a SIGTERM just exits
             elif isinstance(request, LoadModel):
                 self.out.send(self.model.load())
             elif isinstance(request, Embed):

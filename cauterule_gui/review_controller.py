@@ -75,7 +75,8 @@ class ReviewController(ReviewMarks, QObject):
         self.viewer = viewer
         self._parent = dialog_parent
         self.rule: WorkspaceRule | None = None
-        self.revealed: set[str] = set()  # rule origins whose evidence the reviewer chose to see mid-session
+        self._revealed: set[str] = set()  # rule origins whose evidence the reviewer chose to see mid-session
+        self.blind: Any = None  # the window's BlindGuard (blind_guard.py), when installed
         self.reason_dialog: ReasonDialog | None = None
         self.audit_dialog: AuditDialog | None = None
         self.conflict_dialog: ConflictDialog | None = None
@@ -92,6 +93,10 @@ class ReviewController(ReviewMarks, QObject):
         self._board_reading: tuple[tuple[int, str, object], JobHandle] | None = None
         rules.rule_selected.connect(self.show_rule)
         evidence.evidence_opened.connect(self.open_evidence)
+
+    @property
+    def revealed(self) -> set[str]:
+        return self.blind.revealed if self.blind is not None else self._revealed
 
     # -- what is shown -----------------------------------------------------------------
     def hold(self) -> None:
@@ -123,6 +128,7 @@ class ReviewController(ReviewMarks, QObject):
         self.rule = rule
         if rule is None or self.db.services() is None:
             self.evidence.hide_reveal()
+            self.evidence.answers_hidden = False
             self.evidence.show_rule(None, None)
             self.viewer.show_trajectory(None)
             return
@@ -149,6 +155,7 @@ class ReviewController(ReviewMarks, QObject):
                     self._hide_for_blind_session(current, blind_session)
                     return
                 self.evidence.hide_reveal()
+                self.evidence.answers_hidden = False
                 self.evidence.show_rule(current, bundle)  # each bucket's size and first page
                 self._update_refusal()  # a refusal that came back before the board keeps its banner
                 restore, self._restore = self._restore, None
@@ -166,6 +173,7 @@ class ReviewController(ReviewMarks, QObject):
     def _hide_for_blind_session(self, rule: WorkspaceRule, session: str) -> None:
         """Blind means blind: while the reviewer's session holding this rule is unfinished, its
         buckets (replay's answers) stay hidden, with why and how to show them anyway."""
+        self.evidence.answers_hidden = True
         self.evidence.show_rule(rule, None)
         self.evidence.show_message(
             f"Evidence hidden: this rule is in your unfinished blind agreement session {session}; its "
@@ -173,8 +181,22 @@ class ReviewController(ReviewMarks, QObject):
         self.evidence.offer_reveal(lambda: self.reveal_evidence(rule.origin))
 
     def reveal_evidence(self, origin: str) -> None:
-        """The reviewer chose to see a session rule's evidence before finishing the session."""
+        """The reviewer chose to see a session rule's evidence before finishing the session:
+        through the window's ``BlindGuard`` (recorded, the rules table follows), else here only."""
+        if self.blind is not None:
+            self.blind.reveal(origin)  # its ``changed`` shows the board again (blind_changed)
+            return
         self.revealed.add(origin)
+        self._show_again()
+
+    def blind_changed(self) -> None:
+        """Which rules are hidden changed (a reveal, a session made or finished): when that
+        changes the shown rule's state, read its board again (hidden or shown as it now is)."""
+        rule = self.rule
+        if rule is not None and self.blind is not None and self.blind.hides(rule.origin) != self.evidence.answers_hidden:
+            self._show_again()
+
+    def _show_again(self) -> None:
         rule, self.rule = self.rule, None
         self.evidence.clear_message()
         self.show_rule(rule)

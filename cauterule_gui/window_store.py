@@ -83,6 +83,7 @@ def switch_store(window: MainWindow, path: Path) -> bool:
     window.trajectory_model.set_repository(services.corpora)
     window.viewer.show_trajectory(None)
     window.workspace.rules.set_repository(services.results)
+    window.blind.store_switched()  # the new store's blind sessions (nothing revealed there yet)
     window.refresh_history()  # off the GUI thread
     window._show_store_path()
     window.workflows.store_switched(services)

@@ -17,7 +17,18 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from core.replay.messages import ChunkSaved, Finished, LoadModel, ModelState, Progress, RunReplay, Started
+from core.decisions.whatif_draft import DraftSummary
+from core.replay.messages import (
+    ChunkSaved,
+    DraftReplayed,
+    Finished,
+    LoadModel,
+    ModelState,
+    Progress,
+    ReplayDraft,
+    RunReplay,
+    Started,
+)
 
 from cauterule_gui.jobs.replay_process import ReplayProcess, ReplayProcessError
 from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool, JobRunner
@@ -25,7 +36,7 @@ from cauterule_gui.jobs.runner import JobContext, JobHandle, JobPool, JobRunner
 ReplayDone = Finished  # what a replay job returns: the child's ``Finished`` message itself
 
 __all__ = ["ReplayDone", "ReplayProcess", "ReplayProcessError", "ReplayRequest", "make_replay_job",
-           "start_model_load", "start_replay"]
+           "start_draft", "start_model_load", "start_replay"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,30 @@ def make_replay_job(store_path: Path, request: ReplayRequest,
 def start_replay(runner: JobRunner, store_path: Path, request: ReplayRequest, process: ReplayProcess) -> JobHandle:
     return runner.submit(make_replay_job(store_path, request, process), name=f"replay {request.label}",
                          pool=JobPool.CPU, key="replay")
+
+
+def start_draft(runner: JobRunner, store_path: Path, request: ReplayDraft, process: ReplayProcess) -> JobHandle:
+    """A what-if draft in a child (the same engine and warm model as a replay; nothing written):
+    ``Progress`` through ``ctx.progress``, ``ModelState`` posted, the ``DraftSummary`` the result.
+    Cancelling terminates the child (a draft opens no run, so it exits at once)."""
+    def run(ctx: JobContext) -> DraftSummary:
+        ctx.raise_if_cancelled()
+        with process.lease() as worker, closing(worker.replies(request, ctx.cancel_event)) as replies:
+            for reply in replies:
+                if isinstance(reply, DraftReplayed):
+                    try:
+                        return DraftSummary.from_json(reply.summary)
+                    except ValueError as error:
+                        raise ReplayProcessError(str(error)) from None
+                if isinstance(reply, Progress):
+                    ctx.progress(reply.done, reply.total, reply.unit)
+                elif isinstance(reply, ModelState):
+                    ctx.post(reply)
+                else:
+                    raise ReplayProcessError(f"the replay process answered a draft with {type(reply).__name__}")
+        raise ReplayProcessError("the replay process sent no draft result")
+
+    return runner.submit(run, name=f"what-if draft of rule {request.rule_id}", pool=JobPool.CPU, key="whatif-draft")
 
 
 def start_model_load(runner: JobRunner, process: ReplayProcess) -> JobHandle:

@@ -22,6 +22,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 
 from core.replay.messages import (
+    DraftReplayed,
     Embed,
     Embedded,
     Failed,
@@ -29,6 +30,7 @@ from core.replay.messages import (
     LoadModel,
     ModelState,
     Quit,
+    ReplayDraft,
     Reply,
     Request,
     RunReplay,
@@ -153,6 +155,8 @@ def _answers(request: Request, reply: Reply) -> bool:
         return isinstance(reply, ModelState) and reply.state != "loading"
     if isinstance(request, Embed):
         return isinstance(reply, Embedded)
+    if isinstance(request, ReplayDraft):
+        return isinstance(reply, DraftReplayed)
     return True
 
 

@@ -99,6 +99,8 @@ class LoopController(QObject):
 
         self.rule_badge: TaintBadgeDelegate = install_badge(window.workspace.rules.view, COL_TRIGGER, RULE_ID_ROLE)
         window.workspace.rules.rule_selected.connect(self._on_rule_selected)
+        if getattr(window, "blind", None) is not None:  # a rule hidden or revealed: the strip follows
+            window.blind.changed.connect(lambda: self._on_rule_selected(window.workspace.rules.current_rule()))
         from cauterule_gui.models import promotion_queue_model as pq
 
         self.queue_badge = install_badge(window.workflows.promotion.view, pq.COL_TRIGGER, pq.RULE_ID_ROLE)
@@ -243,6 +245,10 @@ class LoopController(QObject):
         self.window.show_trajectory(pk)
 
     def _on_rule_selected(self, rule: Any) -> None:
+        blind = getattr(self.window, "blind", None)
+        if rule is not None and blind is not None and blind.hides(rule.origin):
+            self.strip.show_hidden()  # "replay prevented / broke" are replay's answers: blind session
+            return
         self.strip.show_rule(rule)
 
     # -- new candidate ----------------------------------------------------------------------

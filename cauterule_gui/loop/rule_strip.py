@@ -118,6 +118,14 @@ class RuleLoopStrip(QWidget):
                               name="injection preview", key=f"rule-strip:{id(self)}",
                               on_error=lambda e: self.injection_label.setText(f"Fires at injection on: failed ({e})"))
 
+    def show_hidden(self) -> None:
+        """The rule is in the reviewer's unfinished blind session: no overlap with replay's buckets."""
+        self.data = None
+        self.injection_label.setText("Fires at injection on: hidden while this rule is in your blind session "
+                                     "(it is compared with replay's answers)")
+        self.taint_label.hide()
+        self.details_button.setEnabled(False)
+
     def forget_pool(self) -> None:
         """The trajectories changed (an import): the next rule shown reads the pool again."""
         self._pool = None

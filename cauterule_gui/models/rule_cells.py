@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtCore import Qt
+
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui.glossary import explain, word
@@ -30,6 +34,26 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 (COL_TRIGGER, COL_DIRECTIVE, COL_DOMAIN, COL_VERDICT, COL_REASON, COL_PREVENTED, COL_BROKEN, COL_NEAR,
  COL_MISSED, COL_PRECISION, COL_RECALL, COL_STATUS, COL_REVIEWER, COL_MARK, COL_ORIGIN, COL_RUN) = range(len(COLUMNS))
 NUMERIC = (COL_PREVENTED, COL_BROKEN, COL_NEAR, COL_MISSED)
+# Replay's answers: hidden for a rule in the reviewer's unfinished blind session (blind_guard.py).
+# Short words: the Verdict and Reason columns are sized to their widest code word.
+BLIND_COLUMNS = (COL_VERDICT, COL_REASON, COL_PREVENTED, COL_BROKEN, COL_NEAR, COL_MISSED, COL_PRECISION, COL_RECALL)
+BLIND_WORDS = {COL_VERDICT: "◌ hidden", COL_REASON: "blind session"}
+
+
+_ROLE = Qt.ItemDataRole
+BLIND_ROLES = (_ROLE.DisplayRole, _ROLE.ToolTipRole, _ROLE.AccessibleTextRole, _ROLE.BackgroundRole,
+               _ROLE.ForegroundRole)
+
+
+def blind_data(column: int, role: int, tooltip: str) -> Any:
+    """A hidden cell: no verdict, no count, no rate ("·"), no verdict colour; the tooltip says why."""
+    if role == _ROLE.DisplayRole:
+        return BLIND_WORDS.get(column, "·")
+    if role == _ROLE.ToolTipRole:
+        return plain_tooltip(tooltip)
+    if role == _ROLE.AccessibleTextRole:
+        return f"{COLUMNS[column][0]}: hidden while the rule is in your blind session"
+    return None
 
 
 def _one_line(text: str) -> str:

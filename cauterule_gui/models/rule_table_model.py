@@ -67,6 +67,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         self._reading: dict[str, int] = {}
         self._want: frozenset[str] = frozenset()  # expanded groups when a refresh was asked (read with it)
         self._child: list[bool] = []
+        self.blind: frozenset[str] = frozenset()  # origins whose replay answers are hidden (set_blind)
+        self._blind_tip: Callable[[str], str] = str
         self._reload()
 
     def set_duplicates(self, groups: Mapping[int, tuple[int, ...]]) -> None:
@@ -358,6 +360,8 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
             return None
         item = self._rows[index.row()]
         column = index.column()
+        if column in cells.BLIND_COLUMNS and item.origin in self.blind and role in cells.BLIND_ROLES:
+            return cells.blind_data(column, role, self._blind_tip(item.origin))
         if role == Qt.ItemDataRole.DisplayRole:
             shown = cells.display(item, column)
             return self._prefix(index.row()) + shown if column == COL_TRIGGER else shown
@@ -390,6 +394,13 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         if role == ROW_ROLE:
             return item
         return None
+
+    def set_blind(self, origins: frozenset[str], tooltip: Callable[[str], str]) -> None:
+        """Rules (by origin) whose replay answers are hidden (the reviewer's unfinished blind session)."""
+        if origins != self.blind:
+            self.blind, self._blind_tip = origins, tooltip
+            if self._rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     def _prefix(self, row: int) -> str:
         if self.is_member(row):

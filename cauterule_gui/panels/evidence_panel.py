@@ -128,6 +128,7 @@ class EvidencePanel(QWidget):
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
         self.banner.setMargin(4)
         self.banner.hide()
+        self.answers_hidden = False  # replay's answers withheld (blind session): the header says so
         self.reveal_button = QPushButton("Show evidence anyway", self)
         self.reveal_button.setObjectName("revealEvidence")
         self.reveal_button.setToolTip("Show this rule's buckets before you finish your blind session")
@@ -234,7 +235,8 @@ class EvidencePanel(QWidget):
         for i, bucket in enumerate(BUCKETS):
             count = self.count(bucket)
             symbol = BUCKET_SYMBOLS[bucket]
-            self.tabs.setTabText(i, f"{symbol} {BUCKET_TITLES[bucket]} ({count:,})")
+            shown = "hidden" if self.answers_hidden else f"{count:,}"  # not "(0)": the rule's buckets are unread
+            self.tabs.setTabText(i, f"{symbol} {BUCKET_TITLES[bucket]} ({shown})")
             self.tabs.setTabToolTip(i, f"{count:,} {BUCKET_TITLES[bucket].lower()} trajector{'y' if count == 1 else 'ies'}")
         if same_result or keep_bucket:
             self._load_bucket(self.bucket)
@@ -271,6 +273,12 @@ class EvidencePanel(QWidget):
         self.title.setText(f"{rule.origin}  ·  {rule.kind}  ·  {version}  ·  run #{rule.run_id} ({rule.profile})")
         self.trigger_label.setText(f"When: {rule.trigger}")
         self.directive_label.setText(f"Do: {rule.directive}")
+        if self.answers_hidden:  # a rule of the reviewer's unfinished blind session: no verdict, no rates
+            self.verdict_label.setText("Verdict: hidden while this rule is in your blind session (so are its "
+                                       "precision, recall and buckets)")
+            self.verdict_label.setPalette(self.palette())
+            self.status_label.setText(f"Status: {STATUS_TEXT.get(rule.status, rule.status)}")
+            return
         pools = ""
         if result is not None:
             pools = f"   ·   precision {pool_text(result.precision_pool)}"

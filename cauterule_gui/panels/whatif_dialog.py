@@ -1,7 +1,8 @@
-"""What if: edit a rule's trigger / directive, replay that rule alone, see what moved.
+"""What if: edit a rule's trigger / directive, try the draft, apply it or discard it.
 
-The dialog only edits and displays; ``WhatIfController`` saves the version and runs replay.
-Moves are listed one per line as plain text ("S-17 broken → no effect").
+The dialog only edits and displays; ``WhatIfController`` replays the draft (nothing saved)
+and, on Apply, saves the version and replays it. Moves are listed one per line as plain text
+("S-17 broken → no effect"). Esc and Discard close it; an unapplied draft leaves no trace.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QListWidget,
     QPlainTextEdit,
     QPushButton,
@@ -25,6 +27,9 @@ from core.store.workspace_query import BucketMove
 from cauterule_gui.models.formatting import BUCKET_SYMBOLS, BUCKET_WORDS
 from cauterule_gui.plain_text import plain_label
 
+IDLE_TEXT = ("Edit the text, then Try draft: the rule is replayed with your text and nothing is saved. "
+             "Apply saves it as a new version (audited) and replays it; Discard (Esc) leaves the store as it was.")
+
 
 def move_text(move: BucketMove) -> str:
     before, after = BUCKET_WORDS.get(move.before, move.before), BUCKET_WORDS.get(move.after, move.after)
@@ -33,13 +38,16 @@ def move_text(move: BucketMove) -> str:
 
 
 class WhatIfDialog(QDialog):
-    run_requested = Signal(str, str)  # trigger, directive
+    draft_requested = Signal(str, str)  # trigger, directive: replay the draft, save nothing
+    apply_requested = Signal(str, str)  # trigger, directive: save as a new version and replay
+    cancel_requested = Signal()  # stop the draft being replayed
 
     def __init__(self, title: str, trigger: str, directive: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("whatIfDialog")
-        self.setWindowTitle("What if — edit and replay this rule")
+        self.setWindowTitle("What if — try a draft of this rule")
         heading = plain_label(title, self)
+        heading.setObjectName("whatIfHeading")
         heading.setWordWrap(True)
         self.trigger_edit = QPlainTextEdit(trigger, self)
         self.trigger_edit.setObjectName("whatIfTrigger")
@@ -54,47 +62,77 @@ class WhatIfDialog(QDialog):
         form = QFormLayout()
         form.addRow("When (trigger):", self.trigger_edit)
         form.addRow("Do (directive):", self.directive_edit)
-        self.run_button = QPushButton("Save as new version && replay  (Ctrl+Return)", self)
-        self.run_button.setObjectName("whatIfRun")
-        self.run_button.setShortcut("Ctrl+Return")
-        self.run_button.clicked.connect(self._request)
-        self.state_label = plain_label("Edit the text, then save it as a new version and replay this rule alone.", self)
+        self.draft_button = QPushButton("Try draft  (Ctrl+Return)", self)
+        self.draft_button.setObjectName("whatIfDraft")
+        self.draft_button.setShortcut("Ctrl+Return")
+        self.draft_button.setToolTip("Replay this rule with the text above; nothing is saved")
+        self.draft_button.clicked.connect(lambda: self._request(self.draft_requested))
+        self.cancel_button = QPushButton("Cancel draft", self)
+        self.cancel_button.setObjectName("whatIfCancel")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.hide()
+        self.apply_button = QPushButton("Apply: save as new version && replay  (Ctrl+Shift+Return)", self)
+        self.apply_button.setObjectName("whatIfApply")
+        self.apply_button.setShortcut("Ctrl+Shift+Return")
+        self.apply_button.setToolTip("Save the text as a new version of this rule (audited) and replay it")
+        self.apply_button.clicked.connect(lambda: self._request(self.apply_requested))
+        actions = QHBoxLayout()
+        actions.addWidget(self.draft_button)
+        actions.addWidget(self.cancel_button)
+        actions.addStretch(1)
+        actions.addWidget(self.apply_button)
+        self.state_label = plain_label(IDLE_TEXT, self)
         self.state_label.setObjectName("whatIfState")
         self.state_label.setWordWrap(True)
         self.moves = QListWidget(self)
         self.moves.setObjectName("whatIfMoves")
-        self.moves.setAccessibleName("Trajectories that changed bucket")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.moves.setAccessibleName("Trajectories that change bucket")
+        buttons = QDialogButtonBox(self)
+        self.discard_button = buttons.addButton("Discard  (Esc)", QDialogButtonBox.ButtonRole.RejectRole)
+        self.discard_button.setObjectName("whatIfDiscard")
+        self.discard_button.setToolTip("Close; an unapplied draft is not saved anywhere")
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addLayout(form)
-        layout.addWidget(self.run_button)
+        layout.addLayout(actions)
         layout.addWidget(self.state_label)
         layout.addWidget(self.moves, 1)
         layout.addWidget(buttons)
         self.resize(760, 560)
 
-    def _request(self) -> None:
-        trigger = self.trigger_edit.toPlainText().strip()
-        directive = self.directive_edit.toPlainText().strip()
+    def text(self) -> tuple[str, str]:
+        return self.trigger_edit.toPlainText().strip(), self.directive_edit.toPlainText().strip()
+
+    def _request(self, signal: Signal) -> None:
+        trigger, directive = self.text()
         if not trigger or not directive:
             self.state_label.setText("Trigger and directive are both required.")
             return
-        self.run_requested.emit(trigger, directive)
+        signal.emit(trigger, directive)  # type: ignore[attr-defined]
 
-    def set_running(self, text: str) -> None:
-        self.run_button.setEnabled(False)
+    def set_running(self, text: str, cancellable: bool = False) -> None:
+        self.draft_button.setEnabled(False)
+        self.apply_button.setEnabled(False)
+        self.cancel_button.setVisible(cancellable)
         self.state_label.setText(text)
         self.moves.clear()
 
+    def show_progress(self, text: str) -> None:
+        self.state_label.setText(text)
+
+    def _idle(self) -> None:
+        self.draft_button.setEnabled(True)
+        self.apply_button.setEnabled(True)
+        self.cancel_button.hide()
+
     def show_moves(self, summary: str, moves: Sequence[BucketMove]) -> None:
-        self.run_button.setEnabled(True)
+        self._idle()
         self.state_label.setText(summary)
         self.moves.clear()
-        lines = [move_text(m) for m in moves] or ["No trajectory changed bucket."]
+        lines = [move_text(m) for m in moves] or ["No trajectory changes bucket."]
         self.moves.addItems(lines)
 
     def show_failure(self, text: str) -> None:
-        self.run_button.setEnabled(True)
+        self._idle()
         self.state_label.setText(text)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.agreement.early_reveal import judgements_seen_first
 from core.agreement.scope import ScopeAgreement, ScopedRecall, scope_agreement, scoped_recall
 from core.domain.agreement import (
     CANT_TELL,
@@ -196,6 +197,10 @@ class SessionResult:
     unblinded: UnblindedSummary
     scope: ScopeAgreement
     scoped_recall: ScopedRecall
+    # Judgements committed after the reviewer chose to see that rule's evidence before finishing
+    # the session (core.agreement.early_reveal): counted, and the agreement without them.
+    seen_first: int = 0
+    without_seen_first: Comparison | None = None
 
     @property
     def blind(self) -> bool:
@@ -234,7 +239,16 @@ class SessionResult:
             "per_reviewer": {r: c.to_dict() for r, c in self.per_reviewer.items()},
             "unblinded_marks": self.unblinded.to_dict(),
             "scope": self.scope.to_dict(), "scoped_recall": self.scoped_recall.to_dict(),
+            "seen_evidence_first": {
+                "judgements": self.seen_first,
+                "note": SEEN_FIRST_NOTE if self.seen_first else None,
+                "without_them": None if self.without_seen_first is None else self.without_seen_first.to_dict(),
+            },
         }
+
+
+SEEN_FIRST_NOTE = ("judgements committed after the reviewer chose \"Show evidence anyway\" for that rule: made with "
+                   "replay's answer seen; 'without_them' is the agreement of the other judgements")
 
 
 def session_result(
@@ -250,8 +264,13 @@ def session_result(
     per_reviewer = {r: compare([j for j in judgements if j.reviewer == r], threshold) for r in progress}
     unblinded = (unblinded_summary(store, info.run_id, reviewer) if info.run_id is not None
                  else UnblindedSummary(0, 0, 0, 0, Rate.of(0, 0)))
+    seen = judgements_seen_first(store, info.id, reviewer)
+    seen_first = sum(1 for j in judgements if (j.item_id, j.reviewer) in seen)
+    without = (compare([j for j in judgements if (j.item_id, j.reviewer) not in seen], threshold)
+               if seen_first else None)
     return SessionResult(info, reviewer, reviewers, info.size, progress, compare(judgements, threshold),
-                         per_reviewer, unblinded, scope_agreement(judgements), scoped_recall(judgements, info.strata))
+                         per_reviewer, unblinded, scope_agreement(judgements), scoped_recall(judgements, info.strata),
+                         seen_first=seen_first, without_seen_first=without)
 
 
 def agreement_gate_for_run(store: Store, run_id: int, gate: float | None = None) -> tuple[str, dict[str, Any]]:

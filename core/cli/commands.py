@@ -268,6 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli import lab as cli_lab  # the calibration lab (issue 26)
 
     cli_lab.register(sub)
+    from core.cli import whatif as cli_whatif  # a draft of a rule's text, replayed, nothing saved (issue 24)
+
+    cli_whatif.register(sub)
     return parser
 
 

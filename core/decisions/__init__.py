@@ -24,9 +24,11 @@ from core.decisions.split import SplitProposal, propose_split
 from core.decisions.undo import undo_last
 from core.decisions.waivers import waive
 from core.decisions.whatif import WhatIfEdit, WhatIfRefused, save_whatif_edit
+from core.decisions.whatif_draft import DraftReplay, DraftSummary, ReadOnlyVectorCache, replay_draft
 
 __all__ = [
     "ACTIONS", "AcknowledgementRequired", "ApprovalRefused", "BrokenNotOpened", "DecisionOutcome", "DecisionRequest",
+    "DraftReplay", "DraftSummary", "ReadOnlyVectorCache", "replay_draft",
     "OverrideRequired", "PromotionError", "ReasonRequired", "SplitOffered", "SplitProposal", "WhatIfEdit",
     "WhatIfRefused", "decide", "propose_split", "save_whatif_edit", "undo_last", "waive",
 ]

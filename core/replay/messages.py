@@ -1,9 +1,9 @@
 """The replay worker's protocol: typed, versioned messages, one JSON object per line.
 
 The window process and its replay child (``cauterule_gui.replay_server``) talk only in
-these dataclasses. Requests go window -> child (``RunReplay``, ``LoadModel``, ``Embed``,
-``Quit``); replies go child -> window (``Started``, ``Progress``, ``ChunkSaved``,
-``ModelState``, ``Embedded``, ``Finished``, ``Failed``). Every line carries the protocol
+these dataclasses. Requests go window -> child (``RunReplay``, ``ReplayDraft``, ``LoadModel``,
+``Embed``, ``Quit``); replies go child -> window (``Started``, ``Progress``, ``ChunkSaved``,
+``ModelState``, ``Embedded``, ``DraftReplayed``, ``Finished``, ``Failed``). Every line carries the protocol
 version ``v`` and a ``type``; ``decode`` checks both and every field's type, so a bad line
 is a ``ProtocolError`` naming what is wrong, never a ``KeyError`` deep in a relay.
 
@@ -56,6 +56,22 @@ class Embed:
     TYPE: ClassVar[str] = "embed"
     texts: tuple[str, ...]
     store: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayDraft:
+    """Replay rule ``rule_id`` as if it said ``trigger`` / ``directive``, writing nothing to the
+    store (a what-if draft, ``core.decisions.whatif_draft``); answered by ``DraftReplayed``.
+    ``before_result``: the stored result to list bucket moves against."""
+
+    TYPE: ClassVar[str] = "replay_draft"
+    store: str
+    profile: str
+    semantic: bool
+    rule_id: int
+    trigger: str
+    directive: str
+    before_result: int | None
 
 
 @dataclass(frozen=True)
@@ -127,6 +143,15 @@ class Finished:
 
 
 @dataclass(frozen=True)
+class DraftReplayed:
+    """A draft's answer: ``core.decisions.whatif_draft.DraftSummary`` as JSON (its
+    ``from_json`` checks it)."""
+
+    TYPE: ClassVar[str] = "draft_replayed"
+    summary: str
+
+
+@dataclass(frozen=True)
 class Failed:
     """The request failed in the child; ``traceback`` is the child's, for the details pane."""
 
@@ -136,12 +161,12 @@ class Failed:
     traceback: str = ""
 
 
-Request = Union[RunReplay, LoadModel, Embed, Quit]
-Reply = Union[Started, Progress, ChunkSaved, ModelState, Embedded, Finished, Failed]
+Request = Union[RunReplay, ReplayDraft, LoadModel, Embed, Quit]
+Reply = Union[Started, Progress, ChunkSaved, ModelState, Embedded, DraftReplayed, Finished, Failed]
 Message = Union[Request, Reply]
 MESSAGE_TYPES: dict[str, type[Any]] = {
-    cls.TYPE: cls for cls in (RunReplay, LoadModel, Embed, Quit, Started, Progress, ChunkSaved, ModelState,
-                              Embedded, Finished, Failed)
+    cls.TYPE: cls for cls in (RunReplay, ReplayDraft, LoadModel, Embed, Quit, Started, Progress, ChunkSaved,
+                              ModelState, Embedded, DraftReplayed, Finished, Failed)
 }
 
 

@@ -125,7 +125,7 @@ def test_reviewing_runs_no_sql_on_the_gui_thread(qtbot: Any, review_window: Main
                         timeout=10_000)
         idle(qtbot, runner)
 
-        # What if (E): an edited trigger is saved as v2, replayed alone, the moves listed.
+        # What if (E): an edited trigger tried as a draft, then saved as v2, replayed alone, the moves listed.
         guard.step = "editing a rule (what if)"
         row = next(r for r in range(rules.model.rowCount()) if rules.model.rule(r).prevented_n >= 2)
         rules.select_row(row)
@@ -135,8 +135,10 @@ def test_reviewing_runs_no_sql_on_the_gui_thread(qtbot: Any, review_window: Main
         qtbot.waitUntil(lambda: window.whatif.dialog is not None, timeout=10_000)
         dialog = window.whatif.dialog
         dialog.trigger_edit.setPlainText("when the moon is blue and the owls are singing")
+        with qtbot.waitSignal(window.whatif.draft_shown, timeout=60_000):  # the draft first: nothing saved
+            dialog.draft_button.click()
         with qtbot.waitSignal(window.replay.replay_done, timeout=60_000):
-            dialog.run_button.click()
+            dialog.apply_button.click()
         qtbot.waitUntil(lambda: dialog.moves.count() > 0, timeout=10_000)
         with guard.paused():
             assert [v.version for v in window.services.rules.versions(edited)] == [1, 2]

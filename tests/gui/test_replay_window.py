@@ -148,7 +148,7 @@ def test_what_if_saves_a_version_replays_it_and_lists_moves(qtbot: Any, review_w
     assert dialog is not None and dialog.isVisible()
     dialog.trigger_edit.setPlainText("when the moon is blue and the owls are singing")
     with qtbot.waitSignal(window.replay.replay_done, timeout=60_000):
-        dialog.run_button.click()
+        dialog.apply_button.click()
     qtbot.waitUntil(lambda: dialog.moves.count() > 0, timeout=5000)
     lines = [dialog.moves.item(i).text() for i in range(dialog.moves.count())]
     assert any("✓ prevented → ○ missed" in line for line in lines), lines  # the failures it no longer catches

@@ -198,7 +198,7 @@ def test_a_whatif_edit_after_another_reviewers_decision_asks_and_take_theirs_sav
     window.whatif.open(window.review.rule)
     qtbot.waitUntil(lambda: window.whatif.dialog is not None, timeout=10_000)
     decide(other, DecisionRequest("reject", "bo", rule, reason="fires on every push"))
-    window.whatif.run("when a push is refused", "pull first")
+    window.whatif.apply("when a push is refused", "pull first")
     idle(window.runner)
     dialog = window.whatif.conflict_dialog
     assert dialog is not None and "Changed by: bo" in dialog.details.text()
@@ -215,7 +215,7 @@ def test_a_whatif_edit_kept_over_theirs_is_saved(
     window.whatif.open(window.review.rule)
     qtbot.waitUntil(lambda: window.whatif.dialog is not None, timeout=10_000)
     decide(other, DecisionRequest("reject", "bo", rule, reason="fires on every push"))
-    window.whatif.run("when a push is refused", "pull first")
+    window.whatif.apply("when a push is refused", "pull first")
     idle(window.runner)
     window.whatif.conflict_dialog.keep_mine.click()
     qtbot.waitUntil(lambda: (RuleRepository(other).get(rule) or Any).latest.version == 2, timeout=15_000)
