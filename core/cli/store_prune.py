@@ -47,6 +47,24 @@ def _plan_json(plan: PrunePlan) -> dict[str, Any]:
             "results": plan.results, "bytes": plan.bytes}
 
 
+def _vacuum(path: Path) -> str | None:
+    """Rewrite the SQLite file to return freed pages to the disk (its own connection, outside any
+    transaction: VACUUM cannot run inside one). Why it could not, or None."""
+    import sqlite3
+
+    try:
+        connection = sqlite3.connect(path, timeout=30, isolation_level=None)
+        try:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.execute("VACUUM")
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
+    return None
+
+
 def _may_prune(store: Store) -> bool:
     """Asked before the first step, for a clear line (the server refuses a reviewer anyway)."""
     from core.team.roles import may_export
@@ -81,17 +99,13 @@ def run_prune(args: argparse.Namespace, store: Store) -> int:
         print("interrupted: every step done is whole; a run being deleted stays hidden and the next "
               "`store prune` finishes it", file=sys.stderr)
         return 130
-    vacuumed = False
+    vacuumed, vacuum_problem = False, None
     if args.vacuum and not store.is_postgres and outcome.runs:
-        from sqlalchemy import text
-
-        with store.engine.connect() as connection:  # VACUUM cannot run inside a transaction
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-            connection.execute(text("VACUUM"))
-        vacuumed = True
+        vacuum_problem = _vacuum(Path(str(store.path)))
+        vacuumed = vacuum_problem is None
     after = None if store.is_postgres else _file_bytes(store)
     if args.json:
-        print(json_text({"dry_run": False, **_plan_json(plan), "deleted": list(outcome.runs),
+        print(json_text({"dry_run": False, "vacuum_error": vacuum_problem, **_plan_json(plan), "deleted": list(outcome.runs),
                          "skipped": {str(k): v for k, v in outcome.skipped.items()}, "freed_bytes": outcome.bytes,
                          "file_bytes_before": before, "file_bytes_after": after, "vacuumed": vacuumed}))
         return 0
@@ -101,6 +115,10 @@ def run_prune(args: argparse.Namespace, store: Store) -> int:
     if store.is_postgres:
         print("PostgreSQL: the server reuses the space after its (auto)VACUUM; returning it to the "
               "operating system (VACUUM FULL) is the server administrator's call")
+    elif vacuum_problem is not None:
+        print(f"error: the prune is done, but VACUUM could not run ({terminal_safe(vacuum_problem)}); "
+              "the freed pages are reused by the next runs", file=sys.stderr)
+        return 1
     elif vacuumed:
         print(f"file {_mb(before or 0)} -> {_mb(after or 0)} after VACUUM")
     else:

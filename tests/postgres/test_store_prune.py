@@ -249,3 +249,15 @@ def test_the_cli_tells_a_reviewer_in_one_line(team_store: TeamStore, backend: st
     assert main(["store", "prune", "--store", team_store.login("bo"), "--keep", "1"]) == 1
     assert capsys.readouterr().err == "error: only a lead prunes a team store (nothing was deleted)\n"
     assert snapshot(team_store.url) == before
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_vacuumed_prune_returns_the_space_to_the_disk(runs: Runs, backend: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["store", "prune", "--store", str(runs.store.path), "--keep", "1", "--vacuum", "--by", "lead"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("deleted 2 run(s), 4 results") and "after VACUUM" in out
+    before_mb, after_mb = (float(x.split()[0].replace(",", "")) for x in
+                           out.split("file ")[1].split(" after VACUUM")[0].split(" -> "))
+    assert after_mb <= before_mb
+    assert set(_run_ids(runs.store)) == {runs.approved, runs.waived, runs.sampled, runs.newest, runs.running}
