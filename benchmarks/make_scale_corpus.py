@@ -105,29 +105,50 @@ def rule_yaml(rule_id: str, trigger: str, source_id: str) -> str:
     )
 
 
+class _CorpusWriter:
+    """Writes each corpus's lines as they are generated, ``PER_FILE`` to a file, in the order
+    they come: the same files as collecting every line first, without holding 10^6 records."""
+
+    def __init__(self, out: Path, seed: int) -> None:
+        self.out, self.seed = out, seed
+        self.lines: dict[str, int] = defaultdict(int)
+        self.handles: dict[str, Any] = {}
+
+    def write(self, corpus: str, line: str) -> None:
+        count = self.lines[corpus]
+        if count % PER_FILE == 0:
+            if corpus in self.handles:
+                self.handles[corpus].close()
+            folder = self.out / corpus
+            folder.mkdir(parents=True, exist_ok=True)
+            self.handles[corpus] = (folder / f"scale-{self.seed}-{count // PER_FILE:03d}.jsonl").open(
+                "w", encoding="utf-8", newline="\n")
+        self.handles[corpus].write(line + "\n")
+        self.lines[corpus] = count + 1
+
+    def close(self) -> int:
+        for handle in self.handles.values():
+            handle.close()
+        return sum(self.lines.values())
+
+
 def generate(n_traj: int, n_rules: int, seed: int, out: Path, source: Path) -> tuple[int, int]:
     records = load_records(source)
     if not records:
         raise SystemExit(f"error: no JSONL records under {source}")
     rng = random.Random(seed)
-    by_corpus: dict[str, list[str]] = defaultdict(list)
+    writer = _CorpusWriter(out, seed)
     with_rule: list[tuple[str, str]] = []  # (sentence, trajectory id)
-    for i in range(n_traj):
-        corpus, record = records[rng.randrange(len(records))]
-        new = perturb_record(record, i, rng)
-        by_corpus[corpus].append(json.dumps(new, ensure_ascii=False, sort_keys=True))
-        sentence = str(record.get("expected_rule") or "").strip()
-        if sentence:
-            with_rule.append((sentence, new["trajectory_id"]))
-    written = 0
-    for corpus in sorted(by_corpus):
-        lines = by_corpus[corpus]
-        folder = out / corpus
-        folder.mkdir(parents=True, exist_ok=True)
-        for part, start in enumerate(range(0, len(lines), PER_FILE)):
-            (folder / f"scale-{seed}-{part:03d}.jsonl").write_text("\n".join(lines[start:start + PER_FILE]) + "\n",
-                                                                  encoding="utf-8")
-            written += len(lines[start:start + PER_FILE])
+    try:
+        for i in range(n_traj):
+            corpus, record = records[rng.randrange(len(records))]
+            new = perturb_record(record, i, rng)
+            writer.write(corpus, json.dumps(new, ensure_ascii=False, sort_keys=True))
+            sentence = str(record.get("expected_rule") or "").strip()
+            if sentence:
+                with_rule.append((sentence, new["trajectory_id"]))
+    finally:
+        written = writer.close()
     rules_dir = out / "rules"
     rules_dir.mkdir(parents=True, exist_ok=True)
     if not with_rule and n_rules:

@@ -164,6 +164,19 @@ def reference_us_per_pair(summary: ReplayRunSummary, sample: int, seed: int) -> 
     return (time.perf_counter() - t0) / sample * 1e6
 
 
+def store_size(store: Store, trajectories: int) -> None:
+    """What the store holds on disk (``store stats``): its size, the largest tables, and what a
+    complete run costs (issue 27 item 4: the store's size at 10^6)."""
+    from core.store.store_stats import per_run_bytes, store_stats
+
+    stats, s = timed(lambda: store_stats(store))
+    biggest = ", ".join(f"{t.table} {t.bytes / 1e6:,.0f} MB" for t in stats.tables[:4])
+    say("store size (store stats)", f"{stats.total_bytes / 1e6:,.0f} MB ({stats.total_bytes / trajectories:,.0f} bytes "
+                                    f"per trajectory with the runs); {biggest}; read in {s:.1f} s")
+    if stats.runs:
+        say("  a complete run", f"{per_run_bytes(stats) / 1e6:,.0f} MB on average over {len(stats.runs)} run(s)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("n_trajectories", type=int)
@@ -216,6 +229,7 @@ def main() -> int:
     store, s = timed(first_window)
     say("first window: file check, store open, first rules, corpora and trajectories pages", f"{s:8.2f} s")
     if args.tables_only:  # the table figures of a store imported (and replayed) before
+        store_size(store, args.n_trajectories)
         if args.reviewed:
             say("decisions and marks written for the tables", f"{review_everything(store):,} rules")
         tables(store, say)
@@ -282,6 +296,7 @@ def main() -> int:
 
     if args.reviewed:
         say("decisions and marks written for the tables", f"{review_everything(store):,} rules")
+    store_size(store, args.n_trajectories)
     tables(store, say)
     ours = lexical_seconds / max(1, summary.pairs) * 1e6
     ref = reference_us_per_pair(summary, args.ref_sample, args.seed)

@@ -77,8 +77,17 @@ class _ReadFile:
     source: CorpusFile
     content_hash: str
     size: int
-    records: list[TrajectoryRecord] = field(default_factory=list)
+    # None: not kept after the first pass (over ``KEEP_PARSED_BYTES``); read again when written.
+    records: list[TrajectoryRecord] | None = field(default_factory=list)
     issues: list[ImportIssue] = field(default_factory=list)
+    count: int = 0  # records read in the first pass
+
+
+# Parsed records cost about ten times their file's bytes. Up to this many file bytes (a 10^5
+# corpus) the first pass keeps what it parsed; beyond it, a file's records are dropped after
+# the first pass and parsed again when its batch is written, so an import of 10^6 records
+# holds one batch, not the whole corpus (which took ~10x the corpus size in memory).
+KEEP_PARSED_BYTES = 128 * 1024 * 1024
 
 
 def import_paths(
@@ -127,27 +136,20 @@ def import_paths(
 
     # Pass 1: read trajectory files, so each corpus's role can be decided from all its records.
     read: list[_ReadFile] = []
-    for source in trajectory_files:
-        loaded = read_regular_file(source.abs_path, max_file_bytes)
-        if loaded.data is None:
-            all_issues.append(ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem)))
-            continue
-        data = loaded.data
-        result = read_trajectory_bytes(data, source.rel_path)
-        issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
-        records = list(result.records)
-        # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import, and on
-        # SQLite too, so one input gets one answer (and any store can be copied to any other).
-        nul = [(r, nul_field(r.data, r.raw_text)) for r in records]
-        issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
-                   for r, where in nul if where is not None]
-        records = [r for r, where in nul if where is None]
-        notes.extend(_duplicate_key_notes(source, records))
-        read.append(_ReadFile(source, sha256_bytes(data), len(data), records, issues))
-        del loaded, data, result  # the file's bytes are not needed once read: free them now
     outcomes: dict[str, list[str | None]] = defaultdict(list)
-    for item in read:
-        outcomes[item.source.corpus_name].extend(r.expected_outcome for r in item.records)
+    kept_bytes = 0
+    for source in trajectory_files:
+        item, problem = _read_trajectory_file(source, max_file_bytes)
+        if item is None:
+            all_issues.append(ImportIssue(source.corpus_name, source.rel_path, None, None, str(problem)))
+            continue
+        records = item.records or []
+        notes.extend(_duplicate_key_notes(source, records))
+        outcomes[source.corpus_name].extend(r.expected_outcome for r in records)
+        kept_bytes += item.size
+        if kept_bytes > KEEP_PARSED_BYTES:
+            item.records = None  # parsed again with its batch (_file_changes)
+        read.append(item)
 
     # Each corpus's role once, then every stored file hash in one query: an unchanged file
     # costs no transaction, and changed files are written in batches (core.store.import_batch).
@@ -165,13 +167,13 @@ def import_paths(
         counts[name].rejected += len(item.issues)
         all_issues.extend(item.issues)
         if hashes.get((corpus_ids[name], item.source.rel_path)) == item.content_hash:
-            counts[name].unchanged += len(item.records)
+            counts[name].unchanged += item.count
             done += 1
             if progress:
                 progress(done, total, item.source.rel_path)
         else:
             changed.append(item)
-    for batch in batches(_file_changes(changed, corpus_ids)):
+    for batch in batches(_file_changes(changed, corpus_ids, all_issues, max_file_bytes)):
         _check_cancel(cancel)
         for outcome, corpus in zip(write_trajectory_files(store, batch), (c.corpus for c in batch), strict=True):
             file_counts = counts[corpus]
@@ -308,13 +310,41 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _file_changes(changed: list[_ReadFile], corpus_ids: dict[str, int]) -> Iterator[FileChange]:
-    """Each changed file's rows, built only when its batch is about to be written."""
+def _read_trajectory_file(source: CorpusFile, max_file_bytes: int) -> tuple[_ReadFile | None, str | None]:
+    """One trajectory file read and parsed: its hash, size, records and issues (or why not)."""
+    loaded = read_regular_file(source.abs_path, max_file_bytes)
+    if loaded.data is None:
+        return None, str(loaded.problem)
+    data = loaded.data
+    result = read_trajectory_bytes(data, source.rel_path)
+    issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
+    # PostgreSQL text cannot hold NUL: such a record is an issue, not a failed import, and on
+    # SQLite too, so one input gets one answer (and any store can be copied to any other).
+    nul = [(r, nul_field(r.data, r.raw_text)) for r in result.records]
+    issues += [ImportIssue(source.corpus_name, source.rel_path, r.line, where or None, NUL_REASON)
+               for r, where in nul if where is not None]
+    records = [r for r, where in nul if where is None]
+    return _ReadFile(source, sha256_bytes(data), len(data), records, issues, len(records)), None
+
+
+def _file_changes(changed: list[_ReadFile], corpus_ids: dict[str, int], issues: list[ImportIssue],
+                  max_file_bytes: int) -> Iterator[FileChange]:
+    """Each changed file's rows, built only when its batch is about to be written. A file whose
+    records were not kept is parsed again; if its bytes changed since the first pass it is not
+    written (its role and counts came from the other bytes) and ``issues`` says so."""
     for item in changed:
         corpus_id = corpus_ids[item.source.corpus_name]
+        records = item.records
+        if records is None:
+            again, _problem = _read_trajectory_file(item.source, max_file_bytes)
+            if again is None or again.content_hash != item.content_hash:
+                issues.append(ImportIssue(item.source.corpus_name, item.source.rel_path, None, None,
+                                          "the file changed while it was being imported; not imported: import again"))
+                continue
+            records = again.records or []
         yield FileChange(
             corpus_id=corpus_id, path=item.source.rel_path, content_hash=item.content_hash, size=item.size,
-            records=[_record_values(corpus_id, r) for r in item.records], corpus=item.source.corpus_name,
+            records=[_record_values(corpus_id, r) for r in records], corpus=item.source.corpus_name,
         )
         item.records = []  # written with its batch: let the parsed records go
 

@@ -1,4 +1,4 @@
-"""``cauterule-workbench store copy SRC DST`` / ``store check [LOCATION]`` / ``team add-reviewer NAME``.
+"""``store copy SRC DST`` / ``store check [LOCATION]`` / ``store prune`` / ``store stats`` / ``team add-reviewer NAME``.
 
 A store location is a file path (SQLite) or a ``postgresql://`` URL. These commands open
 their stores themselves (``copy`` opens two), so ``core.cli.main`` hands them no store
@@ -92,6 +92,71 @@ def cmd_store_check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_ERROR
 
 
+def _open_own(args: argparse.Namespace, reads_only: bool) -> Any:
+    """The store of ``--store`` (default: the per-user store), or the exit code of a one-line refusal."""
+    location = args.store or default_store_path()
+    if (missing := _missing_file(location)) is not None:
+        return _fail(missing, EXIT_BAD_STORE)
+    try:
+        return open_for_command(location, reads_only=reads_only)
+    except (StoreTooNewError, StoreOpenError) as error:
+        return _fail(str(error), EXIT_BAD_STORE)
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def cmd_store_prune(args: argparse.Namespace) -> int:
+    from core.cli.store_prune import run_prune
+
+    if args.keep is not None and args.keep < 1:
+        return _fail(f"--keep {args.keep}: keep at least one run (1 or more)", 2)
+    store = _open_own(args, reads_only=args.dry_run)
+    if isinstance(store, int):
+        return store
+    try:
+        return run_prune(args, store)
+    except sqlalchemy.exc.DBAPIError as error:
+        return _fail(f"the prune stopped; every step done so far is whole: {getattr(error, 'orig', error)}")
+    finally:
+        store.close()
+
+
+def cmd_store_stats(args: argparse.Namespace) -> int:
+    from core.store.store_stats import per_run_bytes, store_stats
+
+    store = _open_own(args, reads_only=True)
+    if isinstance(store, int):
+        return store
+    try:
+        stats = store_stats(store)
+    except sqlalchemy.exc.DBAPIError as error:
+        return _fail(f"{store.path} could not be measured: {getattr(error, 'orig', error)}", EXIT_BAD_STORE)
+    finally:
+        store.close()
+    if args.json:
+        print(json_text({
+            "total_bytes": stats.total_bytes, "free_bytes": stats.free_bytes,
+            "tables": [{"table": t.table, "rows": t.rows, "bytes": t.bytes} for t in stats.tables],
+            "runs": [{"run": r.run_id, "status": r.status, "profile": r.profile, "started_at": r.started_at,
+                      "results": r.results, "stored_pairs": r.stored_pairs, "bytes": r.bytes} for r in stats.runs],
+            "mean_complete_run_bytes": per_run_bytes(stats)}))
+        return EXIT_OK
+    width = max([len(t.table) for t in stats.tables] + [5])
+    print(f"{'table':<{width}}  {'rows':>12}  {'bytes':>14}")
+    for t in stats.tables:
+        print(f"{t.table:<{width}}  {t.rows:>12,}  {_mb(t.bytes):>14}")
+    free = f", {_mb(stats.free_bytes)} free for reuse (store prune --vacuum returns it)" if stats.free_bytes else ""
+    print(f"store: {_mb(stats.total_bytes)}{free}")
+    for r in stats.runs:
+        print(f"run #{r.run_id}  {terminal_safe(r.status)}  {terminal_safe(r.profile)}  "
+              f"{terminal_safe(r.started_at)}  {r.results:,} results  {r.stored_pairs:,} stored pairs  {_mb(r.bytes)}")
+    if stats.runs:
+        print(f"a complete run: {_mb(per_run_bytes(stats))} on average")
+    return EXIT_OK
+
+
 def cmd_team_add_reviewer(args: argparse.Namespace) -> int:
     from core.team.roles import RoleError, add_reviewer
 
@@ -124,6 +189,21 @@ def register(sub: Any) -> None:
     k.add_argument("--store", type=store_location, default=None, help="same as LOCATION")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_store_check, opens_own_store=True)
+
+    r = store_sub.add_parser("prune", help="delete old replay runs nothing cites (keep the newest N); --dry-run first")
+    r.add_argument("--store", type=store_location, default=None, help="store file or postgresql:// URL")
+    r.add_argument("--keep", type=int, default=None,
+                   help="keep the newest N runs (default: the store's setting, else 10)")
+    r.add_argument("--remember", action="store_true", help="save --keep as the store's setting")
+    r.add_argument("--dry-run", action="store_true", help="only print what would go (runs, results, bytes)")
+    r.add_argument("--vacuum", action="store_true", help="SQLite: rewrite the file afterwards to return the space")
+    r.add_argument("--by", default=None, help="who prunes (the audit log's actor; a team store uses the login)")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_store_prune, opens_own_store=True)
+    st = store_sub.add_parser("stats", help="rows and bytes per table, and what each replay run costs")
+    st.add_argument("--store", type=store_location, default=None, help="store file or postgresql:// URL")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_store_stats, opens_own_store=True)
 
     t = sub.add_parser("team", help="PostgreSQL team stores: reviewer logins and roles")
     team_sub = t.add_subparsers(dest="team_command", required=True)

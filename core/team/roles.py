@@ -29,6 +29,8 @@ import re
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from core.team.prune_function import SIGNATURE as PRUNE_SIGNATURE
+from core.team.prune_function import prune_function
 from core.team.table_policy import LEAD_CHECK, POLICIES, policy_statements
 
 REVIEWER, LEAD = "reviewer", "lead"
@@ -98,6 +100,8 @@ def _guard_functions() -> list[str]:
              EXECUTE 'SELECT count(*) FROM public.' || quote_ident(name) INTO n;
              RETURN n;
            END $$""",
+        # Deleting old replay runs (``store prune``): a lead's, one bounded step per call.
+        prune_function(),
         "DROP TRIGGER IF EXISTS rule_guard ON rule",
         "CREATE TRIGGER rule_guard BEFORE UPDATE ON rule FOR EACH ROW EXECUTE FUNCTION public.workbench_guard_rule()",
     ]
@@ -142,6 +146,9 @@ def _statements(database: str) -> list[str]:
     for function in ("workbench_has_judged(integer)", "workbench_may_judge(integer)", "workbench_row_count(text)"):
         out += [f"REVOKE ALL ON FUNCTION public.{function} FROM PUBLIC",
                 f"GRANT EXECUTE ON FUNCTION public.{function} TO {REVIEWER}"]
+    # The function checks the login itself too (a superuser may also prune).
+    out += [f"REVOKE ALL ON FUNCTION public.{PRUNE_SIGNATURE} FROM PUBLIC",
+            f"GRANT EXECUTE ON FUNCTION public.{PRUNE_SIGNATURE} TO {LEAD}"]
     for table, policy in POLICIES.items():
         read = "true"
         if table == "agreement_judgement":  # blind: another's only after committing your own
