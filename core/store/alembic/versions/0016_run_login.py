@@ -1,7 +1,7 @@
 """A replay run names the login that started it, and only that login writes into it.
 
 Revision ID: 0016_run_login
-Revises: 0011_team_guard
+Revises: 0015_store_prune
 
 ``replay_run.started_by``: on PostgreSQL the server sets it to ``session_user`` when a team login
 inserts a run and keeps it on update (a trigger: a client cannot write another name, not even the
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0016_run_login"
-down_revision = "0011_team_guard"
+down_revision = "0015_store_prune"
 branch_labels = None
 depends_on = None
 
