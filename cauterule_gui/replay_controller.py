@@ -33,6 +33,7 @@ from cauterule_gui.panels.import_dialogs import JobProgressWidget, eta_text
 from cauterule_gui.services import StoreServices
 
 KEY_PROFILE = "replay/profile"
+ADOPTED = "adopted"  # the profile setting meaning: whatever the store has adopted (core.store.profile_repo)
 KEY_SEMANTIC = "replay/semantic"
 
 
@@ -66,8 +67,10 @@ class ReplayController(QObject):
     # -- profile -----------------------------------------------------------------------
     @property
     def profile_name(self) -> str:
-        value = self._settings.value(KEY_PROFILE, "workbench")
-        return value if isinstance(value, str) and value in ("workbench", "reference-0.3.1") else "workbench"
+        """``adopted`` (the store's adopted profile, read by the replay process; the default: it is
+        ``workbench`` until a team adopts another), or a built-in chosen in the Review menu."""
+        value = self._settings.value(KEY_PROFILE, ADOPTED)
+        return value if isinstance(value, str) and value in (ADOPTED, "workbench", "reference-0.3.1") else ADOPTED
 
     def set_profile_name(self, name: str) -> None:
         self._settings.setValue(KEY_PROFILE, name)
@@ -81,6 +84,8 @@ class ReplayController(QObject):
         self._settings.setValue(KEY_SEMANTIC, on)
 
     def semantic_effective(self) -> bool:
+        if self.profile_name == ADOPTED:  # the replay process ANDs this with the adopted profile's own flag
+            return self.semantic
         return profile_by_name(self.profile_name).semantic and self.semantic
 
     # -- running -----------------------------------------------------------------------
@@ -115,7 +120,8 @@ class ReplayController(QObject):
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)
         handle.finished.connect(self._on_finished)
-        self.status_message.emit(f"Replaying {label} (profile {request.profile}, "
+        shown = "the store's adopted profile" if request.profile == ADOPTED else f"profile {request.profile}"
+        self.status_message.emit(f"Replaying {label} ({shown}, "
                                  f"semantic {'on' if request.semantic else 'off'})…")
         self.replay_started.emit(request)
         return handle

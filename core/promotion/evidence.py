@@ -7,10 +7,10 @@ snapshot; a changed verdict or a trajectory that moved bucket makes the approval
 A different configuration alone does not: it is reported as the likely cause of a change,
 and as "re-checked under another configuration" when the evidence held.
 
-One exception (issue 26): an approval made on a run of another profile than the store's
-*adopted* one is flagged for a second look, "approved under profile X; evidence now from Y —
-look again", whether or not a run of Y exists yet: the team chose Y as the profile whose
-evidence counts, and X's evidence was never read under it.
+One exception (issue 26): once a team has adopted a profile, an approval made on a run of
+another profile than the adopted one is flagged for a second look ("approved under profile X;
+evidence now from Y — look again"), whether or not a run of Y exists yet: the team chose Y as
+the profile whose evidence counts, and X's evidence was never read under it.
 """
 
 from __future__ import annotations
@@ -151,10 +151,11 @@ def compare(store: Store, promotion: Promotion, run_id: int | None = None,
             adopted: str | None = None) -> StaleReport:
     """Compare one approval's snapshot with a later run (default: the newest complete one).
 
-    ``adopted``: the store's adopted profile label (read from the store when not given)."""
+    ``adopted``: the profile the team adopted (read from the store when not given; none adopted
+    yet: nothing is flagged for its profile, as before adoption existed)."""
     report = _compare(store, promotion, run_id)
     approved_profile = (promotion.evidence.get("run") or {}).get("profile")
-    adopted = adopted if adopted is not None else ProfileRepository(store).adopted_label()
+    adopted = adopted if adopted is not None else ProfileRepository(store).adoption_in_force()
     flagged = replace(report, approved_profile=approved_profile, adopted_profile=adopted)
     if not flagged.profile_changed:
         return flagged
@@ -211,7 +212,7 @@ def stale_approvals(store: Store, run_id: int | None = None, only_stale: bool = 
 
     ``run_id`` compares against that run instead (approvals it did not replay are skipped).
     """
-    adopted = ProfileRepository(store).adopted_label()
+    adopted = ProfileRepository(store).adoption_in_force()
     reports = [compare(store, p, run_id, adopted) for p in PromotionRepository(store).list(["active"])]
     if run_id is not None:
         reports = [r for r in reports if r.compared_run_id == run_id]

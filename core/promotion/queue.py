@@ -138,7 +138,7 @@ def promotion_queue(
     judged_by_rule = _judged_by_rule(store, agreement_by_run.values())
     duplicates = _duplicates(sim, candidate_texts, approved_texts)
     conflicts = _conflicts(sim, candidate_texts, approved_texts)
-    adopted_profile = ProfileRepository(store).adopted_label()
+    adopted_profile = ProfileRepository(store).adoption_in_force()
     items: list[QueueItem] = []
     stale_reports: list[StaleReport] = []
     for rule_id, info in sorted(rules.items()):

@@ -122,9 +122,13 @@ class ProfileRepository:
 
     def adopted_label(self) -> str:
         """The label of the adopted profile (``workbench`` until a team adopts one)."""
+        return self.adoption_in_force() or DEFAULT_PROFILE
+
+    def adoption_in_force(self) -> str | None:
+        """The label the team adopted last; None when no one ever adopted a profile in this store."""
         with self._store.read_session() as session:
             value = session.execute(text("SELECT profile FROM profile_adoption ORDER BY id DESC LIMIT 1")).scalar()
-        return str(value) if value else DEFAULT_PROFILE
+        return str(value) if value else None
 
     def adopted(self) -> ReplayProfile:
         return self.resolve(self.adopted_label())

@@ -39,6 +39,16 @@ def test_an_approval_under_the_adopted_profile_is_not_flagged(promotion_store: S
     assert stale_approvals(promotion_store) == []
 
 
+def test_before_any_adoption_an_approval_under_another_built_in_is_not_flagged(
+    promotion_store: Store, demo_copy: Path
+) -> None:
+    import_paths(promotion_store, [demo_copy])
+    run = run_replay(promotion_store, profile_by_name("reference-0.3.1"), include_expected_rules=False)
+    rule = next(r.id for r in RuleRepository(promotion_store).list_rules() if r.origin == RULE)
+    approve(promotion_store, rule, run.run_id, "ana", "prevents both OOMKilled failures", allow_non_pass=True)
+    assert stale_approvals(promotion_store) == []
+
+
 def test_adopting_another_profile_flags_the_approval_made_under_the_old_one(
     promotion_store: Store, demo_copy: Path
 ) -> None:
