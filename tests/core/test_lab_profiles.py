@@ -149,3 +149,20 @@ def test_cli_bad_report_and_unknown_profile_are_one_line_each(tmp_path: Path, ca
 
 def test_refusals_are_domain_errors_so_every_surface_shows_one_line() -> None:
     assert issubclass(ProfileRefused, DomainError) and issubclass(BadLabReport, DomainError)
+
+
+def test_the_report_says_when_its_run_is_not_from_the_adopted_profile(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "s.sqlite")
+    assert cli_main(["import", str(DEMO), "--store", db]) == 0
+    assert cli_main(["replay", "--store", db, "--no-semantic"]) == 0
+    capsys.readouterr()
+    assert cli_main(["report", "--store", db, "--md"]) == 0
+    assert "adopted profile" not in capsys.readouterr().out  # nothing adopted: nothing to say
+    (tmp_path / "report.json").write_text(json.dumps(_report(TUNED)), encoding="utf-8")
+    assert cli_main(["lab", "adopt", "--store", db, "--from", str(tmp_path / "report.json"), "--setting", "1",
+                     "--name", "team", "--reviewer", "lee"]) == 0
+    capsys.readouterr()
+    assert cli_main(["report", "--store", db, "--md"]) == 0
+    assert ("profile: `workbench` (the store's adopted profile is `team@1`: this evidence is not from it)"
+            in capsys.readouterr().out)
