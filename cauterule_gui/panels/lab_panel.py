@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -52,6 +54,7 @@ LEAD_ONLY = "Only a lead may adopt a replay profile on a team store (this login 
 
 def _draw(fig: Any, report: dict[str, Any]) -> None:
     draw_curves(fig, report["result"], report["truth"], report.get("part", "tuning"))
+    fig.subplots_adjust(top=0.80, bottom=0.14)  # the figure's title clear of the panels' titles
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,11 @@ class LabPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.curves = FigureCard("lab_curves", "Curves (tuning part)", _draw, CURVES_SIZE, self)
         self.curves.image.setText("Run the lab to draw the curves.")
+        # The curves are scaled to the space they have (whole at 1280×800), never widening the window.
+        self.curves.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self._curves_image: QImage | None = None
         splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.splitterMoved.connect(lambda _p, _i: self._fit_curves())
         splitter.addWidget(self.table)
         splitter.addWidget(self.curves)
         splitter.setStretchFactor(0, 3)
@@ -211,6 +218,7 @@ class LabPanel(QWidget):
         self.model.set_rows([])
         self.choice.setText("")
         self.truth_combo.clear()
+        self._curves_image = None
         self.curves.image.setText("Run the lab to draw the curves.")
         self._update_adopt()
         self.refresh()
@@ -316,10 +324,26 @@ class LabPanel(QWidget):
         rendered = self.output.curves.get(truth)
         if rendered is not None:
             self.curves.show_rendered(rendered)
+            self._curves_image = self.curves.image.pixmap().toImage()
+            self._fit_curves()
         else:  # setText clears the previous truth's picture
+            self._curves_image = None
             self.curves.image.setText(f"No curves: {truth} has no data (n = 0).")
         if self.model.rowCount():
             self.table.selectRow(0)
+
+    def _fit_curves(self) -> None:
+        if self._curves_image is None:
+            return
+        size = self.curves.image.contentsRect().size()
+        if size.width() < 10 or size.height() < 10:
+            return
+        self.curves.image.setPixmap(QPixmap.fromImage(self._curves_image).scaled(
+            size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(event)
+        self._fit_curves()
 
     # -- adoption -------------------------------------------------------------------------
     def selected_setting(self) -> int | None:

@@ -77,6 +77,7 @@ def test_adopt_writes_one_profile_and_one_audit_event(qtbot: Any, panel: LabPane
     with qtbot.waitSignal(panel.refresh().finished, timeout=30_000):  # type: ignore[union-attr]
         pass
     _run(qtbot, panel)
+    qtbot.waitUntil(panel.adopt_button.isEnabled, timeout=30_000)  # once the job has finished
     asked: list[str] = []
     panel.ask_name = lambda candidate, current: (asked.append(candidate.describe("team", current)), "team")[1]
     selected = panel.model.row_at(panel.table.currentIndex().row())

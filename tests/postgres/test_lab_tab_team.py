@@ -37,6 +37,7 @@ def lab(team_store: TeamStore, qtbot: Any, tmp_path: Path, request: pytest.Fixtu
         pass
     with qtbot.waitSignal(panel.lab_finished, timeout=300_000):
         panel.run()
+    qtbot.waitUntil(lambda: not panel.running, timeout=30_000)
     yield panel
     db.close()
     assert runner.shutdown(10_000)
