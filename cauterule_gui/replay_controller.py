@@ -59,6 +59,7 @@ class ReplayController(QObject):
         self.handle: JobHandle | None = None
         self.request: ReplayRequest | None = None
         self.live_run_id: int | None = None
+        self.live_profile: str | None = None
         self.last_done: ReplayDone | None = None
         self.progress_text = ""  # what the progress widget says: phase, count, ETA
         self._phase: tuple[str, float] = ("", 0.0)  # unit of the current phase, when it began
@@ -106,7 +107,7 @@ class ReplayController(QObject):
         request = ReplayRequest(label=label, profile=self.profile_name, semantic=self.semantic_effective(),
                                 rule_ids=None if rule_ids is None else tuple(rule_ids),
                                 materialise_expected=materialise_expected).with_scope()
-        self.request, self.live_run_id = request, None
+        self.request, self.live_run_id, self.live_profile = request, None, None
         handle = start_replay(self._runner, services.path, request, self.process)
         self.handle = handle
         self._progress.track(handle, f"Replaying {label}", unit=lambda message: message or "pairs")
@@ -163,6 +164,7 @@ class ReplayController(QObject):
         """The replay child's messages, in the order it sent them."""
         if isinstance(message, Started):
             self.live_run_id = message.run_id  # sent before any progress of the run
+            self.live_profile = message.profile  # the label the run records (name@version when stored)
         elif isinstance(message, ChunkSaved):
             self.live_run_id = message.run_id
             self.results_arrived.emit(message.run_id)
@@ -179,7 +181,8 @@ class ReplayController(QObject):
         if done.status == "complete":
             semantic = done.semantic_state + (f" ({done.semantic_note})" if done.semantic_note else "")
             self.status_message.emit(
-                f"Replay run #{done.run_id} complete: {done.rules} rules, {done.pairs:,} pairs in "
+                f"Replay run #{done.run_id} complete (profile {self.live_profile or '?'}): {done.rules} rules, "
+                f"{done.pairs:,} pairs in "
                 f"{done.seconds:.1f} s, semantic {semantic}"
             )
         else:

@@ -189,6 +189,7 @@ class LabPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # names differ at both ends
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -300,7 +301,7 @@ class LabPanel(QWidget):
         seconds = result["seconds"]
         self.status.setText(f"{len(result['settings'])} settings over {result['scores']['pairs']:,} pairs scored once "
                             f"(scoring {seconds.get('scoring', 0.0):.1f} s, sweep {seconds.get('sweep', 0.0):.1f} s; "
-                            f"model {result['scores']['model_id'] or 'none: lexical'}). Adopted profile: "
+                            f"model {result['scores']['model_id'] or 'none: semantic settings ran lexically'}). Adopted profile: "
                             f"{self.adopted_label}." + (f" {output.semantic_note}" if output.semantic_note else ""))
         self.lab_finished.emit(output)
 
