@@ -34,6 +34,7 @@ from cauterule_gui.panels.import_dialogs import JobProgressWidget, eta_text
 from cauterule_gui.services import StoreServices
 
 KEY_PROFILE = "replay/profile"
+ADOPTED = "adopted"  # the profile setting meaning: whatever the store has adopted (core.store.profile_repo)
 KEY_SEMANTIC = "replay/semantic"
 
 
@@ -59,6 +60,7 @@ class ReplayController(QObject):
         self.handle: JobHandle | None = None
         self.request: ReplayRequest | None = None
         self.live_run_id: int | None = None
+        self.live_profile: str | None = None
         self.last_done: ReplayDone | None = None
         self.progress_text = ""  # what the progress widget says: phase, count, ETA
         self._phase: tuple[str, float] = ("", 0.0)  # unit of the current phase, when it began
@@ -67,8 +69,10 @@ class ReplayController(QObject):
     # -- profile -----------------------------------------------------------------------
     @property
     def profile_name(self) -> str:
-        value = self._settings.value(KEY_PROFILE, "workbench")
-        return value if isinstance(value, str) and value in ("workbench", "reference-0.3.1") else "workbench"
+        """``adopted`` (the store's adopted profile, read by the replay process; the default: it is
+        ``workbench`` until a team adopts another), or a built-in chosen in the Review menu."""
+        value = self._settings.value(KEY_PROFILE, ADOPTED)
+        return value if isinstance(value, str) and value in (ADOPTED, "workbench", "reference-0.3.1") else ADOPTED
 
     def set_profile_name(self, name: str) -> None:
         self._settings.setValue(KEY_PROFILE, name)
@@ -82,6 +86,8 @@ class ReplayController(QObject):
         self._settings.setValue(KEY_SEMANTIC, on)
 
     def semantic_effective(self) -> bool:
+        if self.profile_name == ADOPTED:  # the replay process ANDs this with the adopted profile's own flag
+            return self.semantic
         return profile_by_name(self.profile_name).semantic and self.semantic
 
     # -- running -----------------------------------------------------------------------
@@ -102,7 +108,7 @@ class ReplayController(QObject):
         request = ReplayRequest(label=label, profile=self.profile_name, semantic=self.semantic_effective(),
                                 rule_ids=None if rule_ids is None else tuple(rule_ids),
                                 materialise_expected=materialise_expected).with_scope()
-        self.request, self.live_run_id = request, None
+        self.request, self.live_run_id, self.live_profile = request, None, None
         handle = start_replay(self._runner, services.path, request, self.process)
         self.handle = handle
         self._progress.track(handle, f"Replaying {label}", unit=lambda message: message or "pairs")
@@ -116,7 +122,8 @@ class ReplayController(QObject):
         handle.error.connect(self._on_error)
         handle.cancelled.connect(self._on_cancelled)
         handle.finished.connect(self._on_finished)
-        self.status_message.emit(f"Replaying {label} (profile {request.profile}, "
+        shown = "the store's adopted profile" if request.profile == ADOPTED else f"profile {request.profile}"
+        self.status_message.emit(f"Replaying {label} ({shown}, "
                                  f"semantic {'on' if request.semantic else 'off'})…")
         self.replay_started.emit(request)
         return handle
@@ -174,6 +181,7 @@ class ReplayController(QObject):
         """The replay child's messages, in the order it sent them."""
         if isinstance(message, Started):
             self.live_run_id = message.run_id  # sent before any progress of the run
+            self.live_profile = message.profile  # the label the run records (name@version when stored)
         elif isinstance(message, ChunkSaved):
             self.live_run_id = message.run_id
             self.results_arrived.emit(message.run_id)
@@ -190,7 +198,8 @@ class ReplayController(QObject):
         if done.status == "complete":
             semantic = done.semantic_state + (f" ({done.semantic_note})" if done.semantic_note else "")
             self.status_message.emit(
-                f"Replay run #{done.run_id} complete: {done.rules} rules, {done.pairs:,} pairs in "
+                f"Replay run #{done.run_id} complete (profile {self.live_profile or '?'}): {done.rules} rules, "
+                f"{done.pairs:,} pairs in "
                 f"{done.seconds:.1f} s, semantic {semantic}"
             )
         else:

@@ -121,13 +121,14 @@ class _RunState:
 
 
 def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out, run: _RunState) -> None:
-    from core.replay.profiles import profile_by_name
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
+    from core.store.profile_repo import ProfileRepository
 
     store = open_store(request.store)
     try:
-        profile = profile_by_name(request.profile)
+        profiles = ProfileRepository(store)  # "adopted": the store's adopted profile (workbench by default)
+        profile = profiles.adopted() if request.profile == "adopted" else profiles.resolve(request.profile)
         profile = profile.with_(semantic=profile.semantic and request.semantic)
         if request.materialise:
             materialise_expected_rules(store)

@@ -1,4 +1,4 @@
-"""The workflow tabs beyond review: Label, Agreement, Promotion and Metrics.
+"""The workflow tabs beyond review: Label, Agreement, Promotion, Metrics and Lab.
 
 Kept out of ``main_window.py`` so the window stays wiring only: this object builds the four
 panels and registers each with the window's ``TabRegistry`` (title and the change kinds it
@@ -22,6 +22,7 @@ from cauterule_gui.glossary import VERDICT_REASONS, longest
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.models import promotion_queue_model as pq
 from cauterule_gui.panels.agreement import AgreementPanel
+from cauterule_gui.panels.lab_panel import LabPanel
 from cauterule_gui.panels.labelling import LabellingPanel
 from cauterule_gui.panels.metrics_dashboard import MetricsDashboardPanel
 from cauterule_gui.panels.promotion import PromotionPanel
@@ -112,6 +113,11 @@ class WorkflowTabs:
                           refresh=self.promotion.refresh, focus=lambda: self.promotion.view)
         registry.register(self.metrics, "Metrics", kinds={"decisions", "promotion", "replay", "labels", "agreement"},
                           refresh=self.metrics.refresh_now, focus=self.metrics.keys_home)
+        # The calibration lab (issue 26): its sweep is a job; Ctrl+8 lands on its settings table.
+        self.lab = LabPanel(db, runner, identity, window)
+        registry.register(self.lab, "Lab", kinds={"promotion", "replay"}, refresh=self.lab.refresh,
+                          focus=lambda: self.lab.table)
+        self.lab.adopted.connect(lambda label: show_status(f"Adopted replay profile {label}"))
         for panel in (self.labelling, self.agreement, self.promotion):
             panel.status_message.connect(lambda text: show_status(text))
         self.promotion.review_requested.connect(show_rule_in_review)
@@ -168,6 +174,8 @@ class WorkflowTabs:
             self.metrics.refresh_if_stale()
         elif current is self.agreement:
             self.agreement.refresh()
+        elif current is self.lab:
+            self.lab.refresh()
 
     # -- hooks the window calls -------------------------------------------------------
     def refresh(self) -> None:
@@ -220,4 +228,5 @@ class WorkflowTabs:
 
     def store_switched(self, services: StoreServices) -> None:
         self.metrics.set_services(services)
+        self.lab.reset()
         self.refresh()

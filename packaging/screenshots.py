@@ -150,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
                 if window.tabs.currentWidget() is window.workflows.metrics:
                     panel = window.workflows.metrics.panel
                     wait(lambda: panel.report is not None or "Could not" in panel.status.text())
+                if window.tabs.currentWidget() is window.workflows.lab and window.workflows.lab.output is None:
+                    lab = window.workflows.lab  # the sweep once (a job), then both sizes show its figures
+                    lab.run()
+                    wait(lambda: lab.output is not None or "did not run" in lab.status.text(), 600_000)
                 settle(800)
                 wait(lambda: not runner.is_busy(), 60_000)
                 settle(200)

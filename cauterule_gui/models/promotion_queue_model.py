@@ -200,6 +200,8 @@ def stale_text(item: QueueItem) -> str:
     if not report.stale:
         return "✓ current" + (" (rule edited since)" if report.rule_edited else "")
     parts = []
+    if report.profile_changed:  # approved under another profile than the adopted one: look again
+        parts.append(f"profile {report.approved_profile} → {report.adopted_profile}")
     if report.verdict_before != report.verdict_after:
         parts.append(f"{report.verdict_before} → {report.verdict_after}")
     if report.moves:

@@ -207,7 +207,9 @@ class MetricsDashboardPanel(QWidget):
         ruler = report.get("ruler") or {}
         flagged = ruler.get("flagged") or []
         self.status.setText(
-            f"Run {run['id']} ({run['profile']}, semantic {run['semantic']}), {run['rules']} rules, "
+            f"Run {run['id']} (profile {run['profile']}"
+            + (f", not the adopted {run['adopted_profile']}" if run.get("adopted_profile") else "")
+            + f", semantic {run['semantic']}), {run['rules']} rules, "
             f"corpus {run['corpus_hash'][:12]}; ruler: semantic {ruler.get('semantic', '—')}, "
             f"{len(flagged)} comparator(s) flagged" + (f": {', '.join(flagged)}" if flagged else "")
             + (f". Read {run['read']['description']}" if run.get("read") else "")  # which run(s), core's words

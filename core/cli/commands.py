@@ -111,10 +111,15 @@ def _worker_count(text: str) -> int:
 
 
 def cmd_replay(args: argparse.Namespace, store: Store) -> int:
-    from core.replay.profiles import profile_by_name
     from core.replaying import make_embedder, materialise_expected_rules, result_json, run_replay
+    from core.store.profile_repo import ProfileRepository
 
-    profile = profile_by_name(args.profile)
+    profiles = ProfileRepository(store)
+    try:  # no --profile: the store's adopted profile (workbench until a team adopts one)
+        profile = profiles.resolve(args.profile) if args.profile else profiles.adopted()
+    except DomainError as error:
+        print(f"error: {terminal_safe(str(error))}", file=sys.stderr)
+        return EXIT_ERROR
     changes: dict[str, Any] = {}
     if args.semantic is not None:
         changes["semantic"] = args.semantic
@@ -221,7 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay every rule against the store's trajectories")
     _add_store(p)
-    p.add_argument("--profile", default="workbench", choices=["workbench", "reference-0.3.1"])
+    p.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
+                   help="workbench, reference-0.3.1 or a stored profile (default: the store's adopted profile, "
+                        "see `profile list`)")
     p.add_argument("--semantic", dest="semantic", action="store_true", default=None,
                    help="semantic matching on (default: on for workbench, off for reference-0.3.1)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false")

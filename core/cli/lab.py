@@ -46,6 +46,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output (the whole result)")
     p.add_argument("--out", type=Path, default=None, help="write report.md, report.json and the curves here")
     p.set_defaults(func=cmd_lab)
+    # ``lab adopt`` / ``lab profiles``: optional subcommands, so a bare ``lab --store S`` still sweeps.
+    actions = p.add_subparsers(dest="lab_action", required=False, metavar="{adopt,profiles}")
+    from core.cli import profiles as cli_profiles
+
+    cli_profiles.register_lab_actions(actions)
+    cli_profiles.register(subparsers)
     return p
 
 

@@ -6,15 +6,21 @@ each bucket. A later complete run that replayed the same rule version is compare
 snapshot; a changed verdict or a trajectory that moved bucket makes the approval stale.
 A different configuration alone does not: it is reported as the likely cause of a change,
 and as "re-checked under another configuration" when the evidence held.
+
+One exception (issue 26): once a team has adopted a profile, an approval made on a run of
+another profile than the adopted one is flagged for a second look ("approved under profile X;
+evidence now from Y — look again"), whether or not a run of Y exists yet: the team chose Y as
+the profile whose evidence counts, and X's evidence was never read under it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.store.engine import Store
+from core.store.profile_repo import ProfileRepository
 from core.store.promotion_repo import Promotion, PromotionRepository, ResultRef
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult
 from core.store.rule_repo import RuleRepository
@@ -48,6 +54,19 @@ class StaleReport:
     config_changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     rule_edited: bool = False
     summary: str = ""
+    approved_profile: str | None = None  # the profile of the run the approval rested on
+    adopted_profile: str | None = None  # the store's adopted profile when compared
+
+    @property
+    def profile_changed(self) -> bool:
+        """Approved under another profile than the adopted one (a second look is due)."""
+        return (self.approved_profile is not None and self.adopted_profile is not None
+                and self.approved_profile != self.adopted_profile)
+
+    @property
+    def profile_note(self) -> str:
+        return (f"approved under profile {self.approved_profile}; evidence now from {self.adopted_profile} "
+                "— look again") if self.profile_changed else ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +76,8 @@ class StaleReport:
             "moves": [{"trajectory_id": m.trajectory_id, "from": m.from_bucket, "to": m.to_bucket} for m in self.moves],
             "config_changes": {k: list(v) for k, v in self.config_changes.items()},
             "rule_edited": self.rule_edited, "summary": self.summary,
+            "approved_profile": self.approved_profile, "adopted_profile": self.adopted_profile,
+            "profile_changed": self.profile_changed,
         }
 
 
@@ -126,8 +147,22 @@ def _config_changes(before: dict[str, Any], run: RunInfo) -> dict[str, tuple[Any
     return changes
 
 
-def compare(store: Store, promotion: Promotion, run_id: int | None = None) -> StaleReport:
-    """Compare one approval's snapshot with a later run (default: the newest complete one)."""
+def compare(store: Store, promotion: Promotion, run_id: int | None = None,
+            adopted: str | None = None) -> StaleReport:
+    """Compare one approval's snapshot with a later run (default: the newest complete one).
+
+    ``adopted``: the profile the team adopted (read from the store when not given; none adopted
+    yet: nothing is flagged for its profile, as before adoption existed)."""
+    report = _compare(store, promotion, run_id)
+    approved_profile = (promotion.evidence.get("run") or {}).get("profile")
+    adopted = adopted if adopted is not None else ProfileRepository(store).adoption_in_force()
+    flagged = replace(report, approved_profile=approved_profile, adopted_profile=adopted)
+    if not flagged.profile_changed:
+        return flagged
+    return replace(flagged, stale=True, summary=flagged.profile_note + "; " + report.summary)
+
+
+def _compare(store: Store, promotion: Promotion, run_id: int | None) -> StaleReport:
     repo = PromotionRepository(store)
     replay = ReplayRepository(store)
     evidence = promotion.evidence
@@ -177,7 +212,8 @@ def stale_approvals(store: Store, run_id: int | None = None, only_stale: bool = 
 
     ``run_id`` compares against that run instead (approvals it did not replay are skipped).
     """
-    reports = [compare(store, p, run_id) for p in PromotionRepository(store).list(["active"])]
+    adopted = ProfileRepository(store).adoption_in_force()
+    reports = [compare(store, p, run_id, adopted) for p in PromotionRepository(store).list(["active"])]
     if run_id is not None:
         reports = [r for r in reports if r.compared_run_id == run_id]
     return [r for r in reports if r.stale] if only_stale else reports

@@ -24,6 +24,7 @@ from core.promotion.gates import Gate, agreement_gate, rule_agreement_gate
 from core.promotion.similarity import DIRECTIVE_AGREE_THRESHOLD, DUPLICATE_THRESHOLD, Similarity, lexical, normalized
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
+from core.store.profile_repo import ProfileRepository
 from core.store.promotion_repo import Promotion, PromotionRepository, ResultRef
 from core.store.replay_repo import ReplayRepository, StoredResult
 from core.store.review_repo import ReviewRepository
@@ -137,6 +138,7 @@ def promotion_queue(
     judged_by_rule = _judged_by_rule(store, agreement_by_run.values())
     duplicates = _duplicates(sim, candidate_texts, approved_texts)
     conflicts = _conflicts(sim, candidate_texts, approved_texts)
+    adopted_profile = ProfileRepository(store).adoption_in_force()
     items: list[QueueItem] = []
     stale_reports: list[StaleReport] = []
     for rule_id, info in sorted(rules.items()):
@@ -144,7 +146,7 @@ def promotion_queue(
         decision = decisions.get(rule_id)
         promotion = active_by_rule.get(rule_id)
         shown = promotion if promotion is not None else latest_by_rule.get(rule_id)
-        stale = compare(store, promotion) if promotion is not None else None
+        stale = compare(store, promotion, adopted=adopted_profile) if promotion is not None else None
         if stale is not None and stale.stale:
             stale_reports.append(stale)
         imported = info.kind == "standing" and shown is None
@@ -222,6 +224,8 @@ def queue_wording(item: QueueItem) -> str:
         return f"imported standing rule {item.standing_id or ''} (active): retire or supersede here".replace("  ", " ")
     if item.decision is not None:
         past = {"approve": "approved", "reject": "rejected", "defer": "deferred"}.get(item.decision, item.decision)
+        if item.stale is not None and item.stale.profile_changed:
+            return f"{past}, {item.stale.profile_note}"
         if item.stale is not None and item.stale.stale:
             return f"{past}, stale: re-check the evidence"
         return past + (f" ({item.standing_id} {item.promotion_status})" if item.standing_id else "")

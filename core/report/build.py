@@ -14,6 +14,7 @@ from core.report.metrics import displayed_metrics
 from core.stats.wilson import Rate
 from core.store.corpus_repo import CorpusRepository
 from core.store.engine import Store
+from core.store.profile_repo import ProfileRepository
 from core.store.replay_repo import ReplayRepository, RunInfo, StoredResult
 from core.store.rule_repo import RuleRepository
 from core.store.run_coverage import ReportRun, report_run
@@ -143,6 +144,9 @@ def build_report(
     }
     if ruler is not None:
         report["ruler"] = ruler.to_dict()
+    adopted = ProfileRepository(store).adoption_in_force()
+    if adopted is not None and adopted != run.profile:  # the team adopted another profile than this run's
+        report["run"]["adopted_profile"] = adopted
     from core.loop.report import loop_sections  # gate, injection, taint, cross-session (H15)
 
     report["loop"] = loop_sections(store, run.id)

@@ -46,7 +46,10 @@ def report_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Replay report — run {run['id']}",
         "",
-        f"- profile: `{run['profile']}`; semantic matching: {run['semantic']}; model: {run['model'] or '—'}",
+        f"- profile: `{run['profile']}`"
+        + (f" (the store's adopted profile is `{run['adopted_profile']}`: this evidence is not from it)"
+           if run.get("adopted_profile") else "")
+        + f"; semantic matching: {run['semantic']}; model: {run['model'] or '—'}",
         f"- thresholds: flat {th['flat'] if th['flat'] is not None else 'per corpus'}; "
         f"used {', '.join(f'{t:.2f}' for t in th['used']) or '—'}"
         + (f"; strategies {_kv(th.get('strategies'))}" if th.get("strategies") else ""),

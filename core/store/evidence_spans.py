@@ -61,10 +61,11 @@ def spans_for(source: SpanSource) -> tuple[SpanTuple, ...]:
 
 def _compute(source: SpanSource) -> tuple[SpanTuple, ...]:
     # Imported here: reading a result list should not pay for the matcher tables.
+    from core.domain.errors import DomainError
     from core.matching.score import RuleText, explain
     from core.matching.views import TrajectoryViews
     from core.replay.matcher_bridge import matcher_profile
-    from core.replay.profiles import profile_by_name
+    from core.store.profile_repo import resolve_profile
 
     with source.store.read_session() as session:  # a read: never take the write lock
         row: Any = session.execute(
@@ -80,8 +81,8 @@ def _compute(source: SpanSource) -> tuple[SpanTuple, ...]:
     if row is None:
         return ()
     try:
-        profile = profile_by_name(row["profile"])
-    except ValueError:
+        profile = resolve_profile(source.store, row["profile"])
+    except (ValueError, DomainError):
         return ()
     matcher = matcher_profile(profile.matcher, semantic=row["semantic_state"] == "on")
     rule = RuleText(row["trigger"], context=tuple(json.loads(row["context_json"] or "[]")),

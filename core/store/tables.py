@@ -274,4 +274,10 @@ class AgreementMarkRow(SQLModel, table=True):
 
 
 # Table classes owned by other modules, registered with the same metadata.
-from core.store import tables_labels, tables_promotion, tables_reliability, tables_scale  # noqa: E402,F401
+from core.store import (  # noqa: E402,F401
+    tables_labels,
+    tables_profiles,
+    tables_promotion,
+    tables_reliability,
+    tables_scale,
+)

@@ -99,6 +99,9 @@ POLICIES: dict[str, TablePolicy] = {
     "adjudication": TablePolicy(insert=LEAD, own="lead", imported_by_lead=True),
     "promotion": TablePolicy(insert=LEAD, update=LEAD),
     "id_counter": TablePolicy(insert=LEAD, update=LEAD),
+    # Replay profiles (issue 26): a lead adopts; a version and an adoption are never changed.
+    "replay_profile": TablePolicy(insert=LEAD, own="created_by"),
+    "profile_adoption": TablePolicy(insert=LEAD, own="adopted_by"),
     # The schema's revision: the database owner's alone.
     "alembic_version": TablePolicy(),
 }

@@ -47,6 +47,7 @@ def _values(hostile: dict[str, Path], n: int) -> dict[str, Any]:
         "because": f"since{HOSTILE}", "action": "defer", "rule": 1, "reason": f"because{HOSTILE}",
         "waive": f"T{HOSTILE}-1=why{HOSTILE}", "standing": f"R-{HOSTILE}", "successor": f"R-{HOSTILE}",
         "semantic": None, "report_semantic": None, "to": work / f"rules{HOSTILE}-{n}",
+        "label": f"team{HOSTILE}", "lab adopt:existing": f"team{HOSTILE}",  # replay profiles (issue 26)
     }
 
 

@@ -204,3 +204,29 @@ def test_a_new_message_alone_does_not_bypass_the_throttle(qtbot: Any, runner: Jo
     with qtbot.waitSignal(handle.finished, timeout=10_000):
         pass
     assert seen[0] == 0 and seen[-1] == 2000 and len(seen) < 100
+
+
+def test_the_adopted_profile_is_what_the_window_replays_by_default(
+    qtbot: Any, runner: JobRunner, store_path: Path, process: ReplayProcess,
+) -> None:
+    """Issue 26: the window's default profile setting is the store's adopted one, recorded as name@version."""
+    from core.replay.profiles import WORKBENCH
+    from core.store.profile_repo import ProfileRepository
+
+    store = open_store(store_path)
+    try:
+        ProfileRepository(store).add("team", WORKBENCH.with_(threshold=0.7), "lee")
+    finally:
+        store.close()
+    handle = start_replay(runner, store_path, ReplayRequest("everything", "adopted", False).with_scope(), process)
+    events = _events(handle)
+    with qtbot.waitSignal(handle.finished, timeout=120_000):
+        pass
+    assert handle.outcome == "result"
+    started = next(e for e in events if isinstance(e, Started))
+    assert started.profile == "team@1"
+    store = open_store(store_path)
+    try:
+        assert next(r for r in ReplayRepository(store).runs() if r.id == started.run_id).profile == "team@1"
+    finally:
+        store.close()

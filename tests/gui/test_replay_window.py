@@ -161,3 +161,22 @@ def test_what_if_saves_a_version_replays_it_and_lists_moves(qtbot: Any, review_w
     assert rules.select_rule(rule.rule_id)
     assert rules.current_rule().version == 2  # the table shows the new version's result
     dialog.close()
+
+
+def test_a_replay_from_the_window_runs_the_adopted_profile_and_says_which(qtbot: Any,
+                                                                          review_window: MainWindow) -> None:
+    """Issue 26: the window's default is the store's adopted profile; the status line names the run's profile."""
+    from core.replay.profiles import WORKBENCH
+    from core.store.profile_repo import ProfileRepository
+
+    window = review_window
+    ProfileRepository(window.services.store).add("team", WORKBENCH.with_(threshold=0.7), "lee")
+    messages: list[str] = []
+    window.replay.status_message.connect(messages.append)
+    rules = window.workspace.rules
+    rules.view.selectRow(0)
+    with qtbot.waitSignal(window.replay.replay_done, timeout=60_000):
+        qtbot.keyClick(rules.view, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    assert window.replay.last_done.status == "complete"
+    assert any(m.startswith(f"Replay run #{window.replay.last_done.run_id} complete (profile team@1)")
+               for m in messages), messages

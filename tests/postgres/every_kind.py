@@ -15,6 +15,7 @@ from core.domain.labels import LabelText
 from core.labels.service import adjudicate as adjudicate_label
 from core.labels.service import save_label
 from core.promotion import approve
+from core.replay.profiles import WORKBENCH
 from core.replay.types import PairOutcome, PoolInfo, RuleResult
 from core.replaying import load_trajectories
 from core.store.corpus_repo import CorpusRepository
@@ -22,6 +23,7 @@ from core.store.dto import ImportIssue
 from core.store.embedding_repo import EmbeddingCacheRepository
 from core.store.engine import Store
 from core.store.import_repo import ImportReportRepository
+from core.store.profile_repo import ProfileRepository
 from core.store.replay_repo import ReplayRepository
 from core.store.review_repo import ReviewRepository
 from core.store.rule_repo import NewRule, RuleRepository, RuleText
@@ -118,6 +120,9 @@ def fill_every_table(store: Store) -> None:
             "zero_margin) VALUES (:r, NULL, NULL, 'F-1', :m, 'haystack', 0.25, 0.125)"),
             {"r": result, "m": max(b.pks.values())})
     keep_side(store, load_trajectories(store))  # a replay_side_cache row (the trajectory side of the set)
+    # A stored profile, adopted (replay_profile, profile_adoption; issue 26).
+    ProfileRepository(store).add("team", WORKBENCH.with_(threshold=0.7), "lead", lab_report={"settings": []},
+                                 lab_setting="workbench sem thr=0.70", split={"group_by": "failure_class"})
 
 
 def empty_tables(store: Store) -> list[str]:

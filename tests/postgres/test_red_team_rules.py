@@ -44,6 +44,17 @@ ATTEMPTS: dict[str, tuple[str, list[str]]] = {
     "retire the standing rule": ("bo", ["UPDATE promotion SET status = 'retired' WHERE rule_id = {approved_rule}"]),
     "delete the promotion": ("bo", ["DELETE FROM promotion"]),
     "reset the standing-id counter": ("bo", ["UPDATE id_counter SET next_value = 1"]),
+    # Replay profiles (issue 26): a lead adopts; a stored version and an adoption never change.
+    "adopt a profile as a reviewer": ("bo", [
+        "INSERT INTO profile_adoption (profile, adopted_by, adopted_at) VALUES ('reference-0.3.1', 'bo', 't')"]),
+    "store a profile as a reviewer": ("bo", [
+        "INSERT INTO replay_profile (name, version, profile_json, tuned_on_all_data, created_by, created_at) "
+        "SELECT name, version + 1, profile_json, false, 'bo', created_at FROM replay_profile LIMIT 1"]),
+    "lead adopts in another lead's name": ("lena", [
+        "INSERT INTO profile_adoption (profile, adopted_by, adopted_at) VALUES ('reference-0.3.1', 'lead', 't')"]),
+    "lead rewrites a stored profile": ("lena", ["UPDATE replay_profile SET profile_json = 'null'"]),
+    "lead deletes the adoption history": ("lena", ["DELETE FROM profile_adoption"]),
+    "reviewer rewrites the adopted profile": ("bo", ["UPDATE profile_adoption SET profile = 'reference-0.3.1'"]),
     # The audit log: append-only, in the writer's own name.
     "audit event in the lead's name": ("bo", [_COPY_AUDIT.format(who="'lena'")]),
     "lead's audit event in a reviewer's name": ("lena", [_COPY_AUDIT.format(who="'ana'")]),

@@ -50,10 +50,12 @@ class CacheOnlyEmbedder:
         return np.vstack([found[h] for h in hashes]).astype(np.float32) if texts else np.zeros((0, 0), np.float32)
 
 
-def replay_profile_of(run: Any) -> Any:
+def replay_profile_of(run: Any, store: Any = None) -> Any:
     from core.replay.profiles import profile_by_name
+    from core.store.profile_repo import resolve_profile
 
-    profile = profile_by_name(run.profile)
+    # A stored profile's label (``team@2``) names its fields in the store (core.store.profile_repo).
+    profile = profile_by_name(run.profile) if store is None else resolve_profile(store, run.profile)
     saved = run.config.get("replay") or {}
     names = {f.name for f in fields(profile)}
     changes = {k: v for k, v in saved.items() if k in names and k not in ("matcher",)}
@@ -85,7 +87,7 @@ def shuffled_pass_floors(
     from dataclasses import replace as dc_replace
 
     shuffled = [dc_replace(r, trigger=rules[perm[i]].trigger, context=(), signature=None) for i, r in enumerate(rules)]
-    profile = replay_profile_of(run)
+    profile = replay_profile_of(run, store)
     use_embed = None
     if profile.semantic:
         use_embed = embed if embed is not None else (CacheOnlyEmbedder(store, run.model_id) if run.model_id else None)

@@ -1,0 +1,67 @@
+"""A ``ReplayProfile`` as JSON and back, field by field, so a stored profile is exactly the one it was.
+
+Generic over the dataclass fields (``dataclasses.fields``), the nested ``MatcherProfile``
+included: a field added to either class later is written and read with no change here. A
+stored profile written by a newer Workbench, naming a field this code does not know, is
+refused in one line (:class:`ProfileFormatError`) rather than run without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing
+from typing import Any
+
+from core.domain.errors import DomainError
+from core.matching.profile import REFERENCE_0_3_1 as MATCHER_REFERENCE
+from core.matching.profile import MatcherProfile
+from core.replay.profiles import ReplayProfile
+from core.replay.snapshot import _plain
+
+__all__ = ["ProfileFormatError", "profile_from_dict", "profile_to_dict"]
+
+
+class ProfileFormatError(DomainError, ValueError):
+    """A stored profile this code cannot read exactly (unknown field, wrong type)."""
+
+
+def profile_to_dict(profile: ReplayProfile) -> dict[str, Any]:
+    """Every field of the profile (the matcher's too, the reference matcher when it has none)."""
+    data: dict[str, Any] = _plain(profile)
+    data["matcher"] = _plain(profile.matcher if profile.matcher is not None else MATCHER_REFERENCE)
+    return data
+
+
+def profile_from_dict(data: dict[str, Any], name: str | None = None) -> ReplayProfile:
+    """The profile ``profile_to_dict`` wrote; ``name`` replaces the stored one (e.g. ``team@2``)."""
+    values = _typed(ReplayProfile, {k: v for k, v in data.items() if k != "matcher"})
+    matcher = data.get("matcher")
+    if matcher is not None:
+        if not isinstance(matcher, dict):
+            raise ProfileFormatError("stored profile: field 'matcher' must be an object")
+        values["matcher"] = MatcherProfile(**_typed(MatcherProfile, matcher))
+    if name is not None:
+        values["name"] = name
+    if "name" not in values or "semantic" not in values:
+        raise ProfileFormatError("stored profile: fields 'name' and 'semantic' are required")
+    return ReplayProfile(**values)
+
+
+def _typed(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ProfileFormatError(f"stored profile: unknown {cls.__name__} field(s) {', '.join(unknown)} "
+                                 "(written by a newer Workbench?)")
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        hint = hints.get(key)
+        if isinstance(hint, type) and issubclass(hint, enum.Enum) and value is not None:
+            try:
+                value = hint(value)
+            except ValueError:
+                raise ProfileFormatError(f"stored profile: field {key!r} has unknown value {value!r}") from None
+        out[key] = value
+    return out
