@@ -1,7 +1,7 @@
 """A run that a decision, an agreement session or an agreement item names can no longer be deleted.
 
 Revision ID: 0015_store_prune
-Revises: 0011_team_guard
+Revises: 0012_lab_profiles
 
 ``store prune`` (``core.store.prune``) deletes old replay runs. Three keys to a run still let
 a delete through and quietly forgot what a reviewer's work rested on (``ON DELETE SET NULL``):
@@ -19,7 +19,7 @@ import importlib
 from alembic import op
 
 revision = "0015_store_prune"
-down_revision = "0011_team_guard"
+down_revision = "0012_lab_profiles"
 branch_labels = None
 depends_on = None
 
