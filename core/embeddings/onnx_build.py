@@ -19,6 +19,7 @@ torch path's (``FP32_TOLERANCE`` for the float export, ``INT8_MIN_COSINE`` for i
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import warnings
@@ -105,11 +106,22 @@ def _export(model_path: Path, target: Path) -> None:
 
 def _quantise(model_path: Path, source: Path, target: Path) -> None:
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     # Only the weight MatMuls (constant B), per output channel: quantising the attention's
     # activation-by-activation MatMuls too, per tensor, moved vectors by cos 0.92 (measured).
     options = {"MatMulConstBOnly": True, "DefaultTensorType": onnx.TensorProto.FLOAT}
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the quantiser's "consider pre-processing" advice, on every build
+    try:
+        _quantise_into(model_path, source, target, options)
+    finally:
+        root.setLevel(level)
+
+
+def _quantise_into(model_path: Path, source: Path, target: Path, options: dict[str, Any]) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
     with _temporary(target) as scratch:
         quantize_dynamic(str(source), str(scratch), weight_type=QuantType.QInt8, per_channel=True,
                          op_types_to_quantize=["MatMul"], extra_options=options)
