@@ -135,3 +135,27 @@ def test_the_setting_chooses_the_embedder(monkeypatch: pytest.MonkeyPatch) -> No
 def test_an_unknown_embedder_is_refused_in_one_line() -> None:
     with pytest.raises(EmbeddingUnavailable, match="unknown embedder 'tensorrt': expected one of torch, onnx, onnx-int8"):
         resolve_embedder_kind("tensorrt")
+
+
+def test_replay_gets_the_embedder_the_setting_names(
+    store_location: Path | str, built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.replaying import make_embedder
+
+    monkeypatch.setenv("CAUTERULE_WORKBENCH_ONNX_DIR", str(built))
+    store = open_store(store_location)
+    embedder, why = make_embedder(store, embedder_setting="onnx")
+    assert why is None and embedder is not None and embedder.model_id.endswith("+onnx")
+    store.close()
+
+
+def test_a_bad_embedder_setting_leaves_semantic_unavailable_with_the_reason(
+    store_location: Path | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.replaying import make_embedder
+
+    monkeypatch.setenv("CAUTERULE_WORKBENCH_EMBEDDER", "gpu")
+    store = open_store(store_location)
+    embedder, why = make_embedder(store)
+    assert embedder is None and why == "unknown embedder 'gpu': expected one of torch, onnx, onnx-int8"
+    store.close()
