@@ -37,7 +37,7 @@ KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unt
 PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE: "⚠ stale",
                    pq.COL_AGREEMENT: "⚠ 0.00 [0.00–0.00] spans 0.80 · run", pq.COL_GROUP: "human approval required",
                    pq.COL_DECISION: "✓ approved · superseded",
-                   pq.COL_BROKEN: "✗ 88 of 88 unreviewed"}  # was flexible: squeezed to "✗ 3 of 3 unrevie…"
+                   pq.COL_BROKEN: "✗ 88/88 unreviewed"}  # was flexible: squeezed to "✗ 3 of 3 unrevie…"
 PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
                       pq.COL_DUPLICATES: (0.6, 6),
                       pq.COL_CONFLICTS: (0.6, 6)}
