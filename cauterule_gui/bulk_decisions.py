@@ -17,12 +17,13 @@ the answer arrives; a row not read yet is selected once its page is in.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
 
 from core.decisions import ApprovalRefused, PromotionError, ReasonRequired, decide
+from core.decisions.split import same_sentence
 from core.domain.errors import ConcurrentChangeError  # another reviewer changed the rule: reported, not saved
 from core.store.engine import Store
 from core.store.workspace_query import WorkspaceRule
@@ -43,15 +44,19 @@ class BulkResult:
 
 
 def decide_each(store: Store, rows: list[WorkspaceRule], reviewer: str, action: str,
-                reason: str | None) -> BulkResult:
+                reason: str | None, *, acknowledge_no_task: bool = False) -> BulkResult:
     """One request on the one decision path per rule (``core.decisions.decide``; on the database
     thread, through the window's executor):
     its own transaction, decision and audit event. ``core.decisions`` checks each rule
-    (broken rows opened, complete run, gates) and refuses with a reason, which is kept."""
+    (broken rows opened, complete run, gates) and refuses with a reason, which is kept.
+    ``acknowledge_no_task``: the reviewer acknowledged that the one-sentence rules among them
+    fire on no task (the split gate of issue 28), recorded on each."""
     result = BulkResult(action)
     for row in rows:
         override = action == "approve" and row.verdict != "pass" and bool(reason)
         request = review_actions.request(row, action, reviewer, reason, override_verdict=override)
+        if acknowledge_no_task and same_sentence(row.trigger, row.directive):
+            request = replace(request, acknowledge_no_task=True)
         try:
             decide(store, request)
         except (ApprovalRefused, ReasonRequired, PromotionError, ValueError, ConcurrentChangeError) as refusal:
@@ -138,6 +143,8 @@ class BulkDecisions(QObject):
         rules.model.with_members(rules.selected_rows, lambda: self._act(action, single))
 
     def _act(self, action: str, single: Callable[[], None]) -> None:
+        rules = self._window.workspace.rules
+        selected = rules.selected_rows()
         rows = self.selected_rows()
         if len(rows) <= 1:
             single()
@@ -145,26 +152,40 @@ class BulkDecisions(QObject):
         reviewer = self._window.identity.require(self._window)
         if not reviewer:
             return
+        # One collapsed group's row decided: move past it, as a one-rule decision does.
+        past = rows[0].rule_id if len(selected) == 1 and rules.model.is_group(selected[0]) else None
+        one_sentence = action == "approve" and any(same_sentence(r.trigger, r.directive) for r in rows)
         needs_reason = action == "reject" or (action == "approve" and any(r.verdict != "pass" for r in rows))
-        if not needs_reason:
-            self.apply(rows, reviewer, action, None)
+        if not needs_reason and not one_sentence:
+            self.apply(rows, reviewer, action, None, advance_from=past)
             return
         title = {"approve": "Approve against replay's verdict", "reject": "Reject rules"}[action]
-        dialog = ReasonDialog(title, f"Why {action} these {len(rows)} rules? (recorded for each one)",
-                              self._window, ok_text=action.capitalize())
-        dialog.reason_given.connect(lambda reason: self.apply(rows, reviewer, action, reason))
+        prompt = f"Why {action} these {len(rows)} rules? (recorded for each one)"
+        if one_sentence:
+            # Without this the split gate refused every copy by name and the keys had no way on:
+            # one acknowledgement (with its reason) for the group, recorded on each rule.
+            title = "Approve rules that fire on no task"
+            prompt = (f"Trigger and directive are one sentence in {len(rows)} of these rules: at injection "
+                      "they fire on no task. Approving records your acknowledgement on each (split one "
+                      "with E, What if, instead). Why approve them unsplit?")
+        dialog = ReasonDialog(title, prompt, self._window, ok_text=action.capitalize())
+        dialog.reason_given.connect(lambda reason: self.apply(rows, reviewer, action, reason,
+                                                              acknowledge_no_task=one_sentence, advance_from=past))
         dialog.finished.connect(lambda _r: dialog.deleteLater())
         self.reason_dialog = dialog
         dialog.open()
 
-    def apply(self, rows: list[WorkspaceRule], reviewer: str, action: str, reason: str | None) -> None:
-        """Decide on each rule on the database thread; ``decided`` is emitted once all are written."""
+    def apply(self, rows: list[WorkspaceRule], reviewer: str, action: str, reason: str | None, *,
+              acknowledge_no_task: bool = False, advance_from: int | None = None) -> None:
+        """Decide on each rule on the database thread; ``decided`` is emitted once all are written.
+        ``advance_from``: the group row's rule, moved past once they are (None: stay)."""
         self.reason_dialog = None
-        self._window.db.op(lambda s: decide_each(s.store, rows, reviewer, action, reason),
-                           lambda result: self._applied(result, len(rows)), kinds={"decisions"}, initiator=self,
-                           name=f"{action} {len(rows)} rules")
+        self._window.db.op(lambda s: decide_each(s.store, rows, reviewer, action, reason,
+                                                 acknowledge_no_task=acknowledge_no_task),
+                           lambda result: self._applied(result, len(rows), advance_from), kinds={"decisions"},
+                           initiator=self, name=f"{action} {len(rows)} rules")
 
-    def _applied(self, result: BulkResult, asked: int) -> None:
+    def _applied(self, result: BulkResult, asked: int, advance_from: int | None = None) -> None:
         self.last = result
         action = result.action
         rows = range(asked)
@@ -172,5 +193,5 @@ class BulkDecisions(QObject):
         done = {"approve": "Approved", "reject": "Rejected", "defer": "Deferred"}[action]
         self.status_message.emit(f"{done} {len(result.decided)} of {len(rows)} rules"
                                  + (f" — not decided: {refused}" if refused else "") + " (saved, one audit event each)")
-        self._window.workspace.rules.refresh()
+        self._window.workspace.rules.refresh(advance_from=advance_from if result.decided else None)
         self.decided.emit(result)

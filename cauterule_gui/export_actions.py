@@ -75,8 +75,14 @@ def export_rule_store_interactive(parent: QWidget | None, db: DatabaseExecutor,
         tell(parent, "Rule store exported", describe_result(result), False)
 
     def failed(error: BaseException) -> None:
+        from core.export.atomic import ExportBusyError
         from core.export.rule_store import RuleStoreExportError
 
+        if isinstance(error, ExportBusyError):  # one sentence: who holds the folder, what to do
+            tell(parent, "Export not done: the folder is busy",
+                 f"Another export ({error.holder}) is still writing {folder}, so nothing was changed: "
+                 "export again when it has finished.", True)
+            return
         refused = isinstance(error, RuleStoreExportError)
         if refused:
             text = f"Nothing was exported, and nothing in the folder was changed.\n\n{error}"

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
     QWidget,
@@ -45,14 +44,13 @@ from cauterule_gui.panels.run_history_dock import RunHistoryDock
 from cauterule_gui.panels.trajectory_table import TrajectoryTablePanel
 from cauterule_gui.panels.trajectory_viewer import TrajectoryViewerPanel
 from cauterule_gui.panels.welcome_panel import WelcomePanel
-from cauterule_gui.plain_text import plain_label
 from cauterule_gui.recent_stores import remember_store
 from cauterule_gui.replay_controller import ReplayController
 from cauterule_gui.review_controller import ReviewController
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
 from cauterule_gui.start_flow import StartFlow
-from cauterule_gui.status_bar import ElidedLabel, WindowStatusBar
+from cauterule_gui.status_bar import WindowStatusBar, section_label
 from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
@@ -111,15 +109,10 @@ class MainWindow(QMainWindow):
         self.history.hide()
 
         # Status bar: jobs, store, reviewer, embedding model.
-        self.store_label = ElidedLabel(self, Qt.TextElideMode.ElideMiddle)  # the path's both ends matter
-        self.store_label.setMinimumWidth(self.fontMetrics().averageCharWidth() * 28)
-        self.store_label.setMaximumWidth(self.fontMetrics().averageCharWidth() * 60)
-        self.store_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.store_label.setObjectName("storePath")
-        self.reviewer_label = plain_label("", self)
-        self.reviewer_label.setObjectName("reviewerName")
-        self.model_label = plain_label("", self)
-        self.model_label.setObjectName("modelState")
+        # Each section elides (whole text in its tooltip) so the bar never widens the window.
+        self.store_label = section_label(self, "storePath", 16, 60, Qt.TextElideMode.ElideMiddle)  # both ends matter
+        self.reviewer_label = section_label(self, "reviewerName", 10, 40)
+        self.model_label = section_label(self, "modelState", 10, 50)
         self.progress = JobProgressWidget(self)
         self.replay_progress = JobProgressWidget(self)
         self.replay_progress.setObjectName("replayProgress")
@@ -165,7 +158,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._show_store_path()
         self._show_reviewer(self.identity.name or "")
-        self.model_label.setText(self.replay.model_state)
+        self.model_label.set_full_text(self.replay.model_state)
         self.workspace.rules.set_repository(services.results)
         # Queued behind the first table pages (their reads start on the first turn, in this order).
         for read in (self.refresh_history, self.start.describe, self.bulk.refresh_duplicates):
@@ -204,7 +197,7 @@ class MainWindow(QMainWindow):
             self.replay.replay_done.connect(lambda p=panel: p.set_replaying(False))
         self.replay.results_arrived.connect(self._on_results_arrived)
         self.replay.replay_done.connect(self._on_replay_done)
-        self.replay.model_state_changed.connect(self.model_label.setText)
+        self.replay.model_state_changed.connect(self.model_label.set_full_text)
         # The Label tab's feedback words its semantic state like the status bar does.
         self.replay.model_state_changed.connect(lambda text: setattr(self.workflows.labelling, "window_model_state", text))
         self.replay.model_state_changed.connect(
@@ -388,7 +381,7 @@ class MainWindow(QMainWindow):
             remember_store(self._settings, self.services.path)
 
     def _show_reviewer(self, name: str) -> None:
-        self.reviewer_label.setText(f"Reviewer: {name or '— (asked when you first open evidence or decide)'}")
+        self.reviewer_label.set_full_text(f"Reviewer: {name or '— (asked when you first open evidence or decide)'}")
         self.rule_model.set_reviewer(name or None)
         self.review.show_rule(self.workspace.rules.current_rule())
 

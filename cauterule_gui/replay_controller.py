@@ -174,8 +174,8 @@ class ReplayController(QObject):
         verb = "embedding" if unit == "texts" else "scoring"
         label = self.request.label if self.request is not None else "rules"
         self.progress_text = f"Replaying {label}: {verb} {done:,} / {total:,} {unit or 'pairs'}, {eta}"
-        self._progress.label.setText(self.progress_text)
-        self._progress.eta_label.setText(eta)
+        self._progress.label.set_full_text(self.progress_text)
+        self._progress.eta_label.set_full_text(eta)
 
     def _on_posted(self, message: object) -> None:
         """The replay child's messages, in the order it sent them."""

@@ -367,8 +367,11 @@ class ReviewController(ReviewMarks, QObject):
                           f"Proposed directive: {refusal.proposal.directive}", QMessageBox.StandardButton.Cancel,
                           self._parent)
         box.setTextFormat(Qt.TextFormat.PlainText)  # rule text is data
-        split = box.addButton("Split… (edit and replay)", QMessageBox.ButtonRole.AcceptRole)
-        unsplit = box.addButton("Approve unsplit…", QMessageBox.ButtonRole.DestructiveRole)
+        # Keyboard first: S splits, U approves unsplit (a message box takes a button's mnemonic
+        # without Alt), Esc cancels; Return is the split, the way that makes a rule that fires.
+        split = box.addButton("&Split… (edit and replay)", QMessageBox.ButtonRole.AcceptRole)
+        unsplit = box.addButton("Approve &unsplit…", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(split)
 
         def chosen(button: Any) -> None:
             if button is split:

@@ -13,6 +13,10 @@ from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QStatusBar, QWidget
 
+from core.plain import show_bidi
+
+from cauterule_gui.plain_text import plain_tooltip
+
 
 class ElidedLabel(QLabel):
     """A one-line plain-text label that elides what does not fit (the tooltip has it whole)."""
@@ -25,8 +29,8 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def set_full_text(self, text: str) -> None:
-        self._full = text
-        self.setToolTip(text if text else "")
+        self._full = show_bidi(text)
+        self.setToolTip(plain_tooltip(text) or "")  # names and paths are data: never rich text
         self._elide()
 
     def full_text(self) -> str:
@@ -49,6 +53,21 @@ class ElidedLabel(QLabel):
     def _elide(self) -> None:
         one_line = " ".join(self._full.split())
         self.setText(self.fontMetrics().elidedText(one_line, self._mode, max(self.width(), 0)))
+
+
+def section_label(parent: QWidget, name: str, min_chars: int, max_chars: int,
+                  mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> ElidedLabel:
+    """A permanent status-bar section that asks for its whole text (up to ``max_chars``) and
+    gives way down to ``min_chars`` when the window is narrow: a status bar must never make
+    the window wider (a long reviewer name or model state used to push its minimum past
+    1,000 px). The tooltip keeps the whole text."""
+    label = ElidedLabel(parent, mode)
+    label.setObjectName(name)
+    chars = parent.fontMetrics().averageCharWidth()
+    label.setMinimumWidth(chars * min_chars)
+    label.setMaximumWidth(chars * max_chars)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+    return label
 
 
 def separator(parent: QWidget) -> QFrame:

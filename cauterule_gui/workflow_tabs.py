@@ -37,9 +37,10 @@ KEY_LABEL_SEMANTIC = "label/semantic"  # set only when the reviewer ticks or unt
 # to the widest glossary word; the text columns share the rest.
 PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE: "⚠ stale",
                    pq.COL_AGREEMENT: "⚠ 0.00 [0.00–0.00] spans 0.80 · run", pq.COL_GROUP: "human approval required",
-                   pq.COL_DECISION: "✓ approved · superseded"}
+                   pq.COL_DECISION: "✓ approved · superseded",
+                   pq.COL_BROKEN: "✗ 88/88 unreviewed"}  # was flexible: squeezed to "✗ 3 of 3 unrevie…"
 PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
-                      pq.COL_BROKEN: (0.6, 8), pq.COL_DUPLICATES: (0.6, 6),
+                      pq.COL_DUPLICATES: (0.6, 6),
                       pq.COL_CONFLICTS: (0.6, 6)}
 
 

@@ -75,7 +75,8 @@ def play(window: object) -> None:
     settle(300)
     for key in (Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_D):
         QTest.keyClick(rules.view, key)
-        settle(50)
+        settle(300)
+        answer_with_keys(w)
     labelling = w.workflows.labelling
     w.tabs.setCurrentWidget(labelling)
     for trigger, directive in (("when a multi-step pipeline fails at stage 1", "check the stage's input first"),
@@ -87,6 +88,27 @@ def play(window: object) -> None:
         settle(300)
     labelling.flush()
     w.tabs.setCurrentWidget(w.workspace)
+
+
+def answer_with_keys(window: object) -> None:
+    """What an approval asks, answered as a reviewer would with keys: U in the split offer of
+    a one-sentence rule (approve unsplit), then a reason and Return (a group's acknowledgement,
+    an approval against replay's verdict)."""
+    import shiboken6
+
+    w = window  # MainWindow
+    for _ in range(6):
+        shown = [d for d in (w.review.split_box, w.review.reason_dialog, w.bulk.reason_dialog)  # type: ignore[attr-defined]
+                 if d is not None and shiboken6.isValid(d) and d.isVisible()]
+        if not shown:
+            return
+        dialog = shown[0]
+        if dialog is w.review.split_box:  # type: ignore[attr-defined]
+            QTest.keyClick(dialog, Qt.Key.Key_U)
+        else:
+            QTest.keyClicks(dialog.edit, "kept as one sentence: the team reads it whole")
+            QTest.keyClick(dialog.edit, Qt.Key.Key_Return)
+        settle(400)
 
 
 def show_rich_review(window: object) -> None:
@@ -131,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         settle(500)
         play(window)
         open_dialogs = [d.windowTitle() for d in QApplication.topLevelWidgets() if d.isVisible() and d is not window]
-        print(f"after the keys: {window.rule_model.total - window.rule_model.unreviewed} rules decided; "
+        print(f"after the keys: {window.rule_model.rule_total - window.rule_model.unreviewed} rules decided; "
               f"dialogs open: {open_dialogs}")
         judge_sample(window.services.store)
         window.replay.load_model()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -32,6 +33,7 @@ from cauterule_gui.models.import_issue_table_model import (
     ImportIssueTableModel,
 )
 from cauterule_gui.plain_text import plain_label
+from cauterule_gui.status_bar import section_label
 
 SHOW_AFTER_MS = 500  # short jobs finish without the progress bar flashing
 
@@ -41,13 +43,16 @@ class JobProgressWidget(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = plain_label("", self)
-        self.eta_label = plain_label("", self)
-        self.eta_label.setObjectName("jobEta")
+        # The job's words elide (whole in the tooltip) and the bar shrinks: a running job must
+        # not make the window wider than the screen.
+        self.label = section_label(self, "jobLabel", 8, 50)
+        self.eta_label = section_label(self, "jobEta", 4, 12)
         self._started = 0.0
         self._unit: str | Callable[[str], str] = ""
         self.bar = QProgressBar(self)
         self.bar.setMaximumWidth(260)
+        self.bar.setMinimumWidth(self.fontMetrics().averageCharWidth() * 8)
+        self.bar.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.bar.setTextVisible(True)
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setAccessibleName("Cancel the running job")
@@ -71,8 +76,8 @@ class JobProgressWidget(QWidget):
         self._handle = handle
         self._unit = unit
         self._started = time.monotonic()
-        self.eta_label.setText("")
-        self.label.setText(label)
+        self.eta_label.set_full_text("")
+        self.label.set_full_text(label)
         self.bar.setRange(0, 0)  # busy until the first progress report
         self.cancel_button.setEnabled(True)
         handle.progress.connect(self._on_progress)
@@ -89,7 +94,7 @@ class JobProgressWidget(QWidget):
             self.bar.setValue(done)
             unit = self._unit(message) if callable(self._unit) else self._unit
             self.bar.setFormat(f"{done:,} / {total:,} {unit}".rstrip())
-            self.eta_label.setText(eta_text(time.monotonic() - self._started, done, total))
+            self.eta_label.set_full_text(eta_text(time.monotonic() - self._started, done, total))
         if message:
             self.bar.setToolTip(message)
 
@@ -97,7 +102,7 @@ class JobProgressWidget(QWidget):
         if self._handle is not None:
             self._handle.cancel()
             self.cancel_button.setEnabled(False)
-            self.label.setText("Cancelling…")
+            self.label.set_full_text("Cancelling…")
 
     def _on_finished(self) -> None:
         self._show_timer.stop()

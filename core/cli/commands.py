@@ -324,7 +324,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise  # before OSError: a closed pipe is not a failed export (main exits quietly)
     except (ExportBusyError, DomainError) as error:  # a refusal no handler caught: still one line
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {terminal_safe(str(error))}", file=sys.stderr)  # it quotes paths and the lock's holder
         return EXIT_ERROR
     except OSError as error:
         out = getattr(args, "out", None)

@@ -51,7 +51,17 @@ _LOCK_POLL_SECONDS = 0.05
 
 
 class ExportBusyError(RuntimeError):
-    """Another export of the same target held its lock for longer than the wait; nothing changed."""
+    """Another export of the same target held its lock for longer than the wait; nothing changed.
+
+    ``holder`` says who holds it (process, host, user, since when), as that export wrote it
+    into the lock file; "another export" when it could not be read."""
+
+    def __init__(self, target: Path, holder: str, waited: float) -> None:
+        self.target = target
+        self.holder = holder
+        self.waited = waited
+        super().__init__(f"{target} is being written by another export ({holder}) and its lock was held for more "
+                         f"than {waited:.0f} s; nothing was changed — try again when that export has finished")
 
 
 def current_umask() -> int:
@@ -119,18 +129,43 @@ def _acquire(lock_path: Path, target: Path, wait_seconds: float) -> int:
         except BlockingIOError:
             os.close(fd)
             if time.monotonic() >= deadline:
-                raise ExportBusyError(
-                    f"{target} is being written by another export (its lock {lock_path} was held for more "
-                    f"than {wait_seconds:.0f} s); nothing was changed — try again when that export has finished"
-                ) from None
+                raise ExportBusyError(target, _lock_holder(lock_path), wait_seconds) from None
             time.sleep(_LOCK_POLL_SECONDS)
             continue
         except BaseException:
             os.close(fd)
             raise
         if _same_file(fd, lock_path):
+            _write_holder(fd)
             return fd
         os.close(fd)
+
+
+def _write_holder(fd: int) -> None:
+    """Say in the lock file who holds it, so a waiter that gives up can name the holder (a
+    flock itself does not say). Best effort: the lock is what serialises, not this line."""
+    import getpass
+    import socket
+
+    user = "unknown user"
+    with contextlib.suppress(Exception):  # getuser raises when no name is known for the uid
+        user = getpass.getuser()
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+    line = f"process {os.getpid()} of {user} on {socket.gethostname()}, since {since}\n"
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, line.encode("utf-8"), 0)
+
+
+def _lock_holder(lock_path: Path) -> str:
+    """The holder line of a lock file, shown as plain one-line text; "another export" if unreadable."""
+    from core.plain import show_bidi
+
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        text = " ".join(lock_path.read_text(encoding="utf-8").split())[:200]
+        if text:
+            return show_bidi(text)
+    return "another export"
 
 
 def _same_file(fd: int, path: Path) -> bool:

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+from core.decisions.split import same_sentence
 from core.importing import import_paths
 from core.replay.profiles import WORKBENCH
 from core.replaying import materialise_expected_rules, run_replay
@@ -96,10 +98,34 @@ def _key(qtbot: Any, window: Any, key: Qt.Key, modifier: Qt.KeyboardModifier = Q
     _settle(window)
 
 
-@pytest.mark.xfail(reason=(
-    "after this round's merge: A on a one-sentence expected_rule copy is refused by the split "
-    "gate of issue 28 (needs the split or an acknowledgement), so the keyboard-only walk's "
-    "approval is not recorded; the walk must split or acknowledge (issue 24 follow-up)"), strict=False)
+def _open_dialog(window: Any) -> Any:
+    """The review's dialog on screen, if any: a reason dialog or the split offer."""
+    for dialog in (window.review.reason_dialog, window.review.split_box, window.bulk.reason_dialog):
+        if dialog is not None and shiboken6.isValid(dialog) and dialog.isVisible():
+            return dialog
+    return None
+
+
+def _answer_with_keys(qtbot: Any, window: Any, reason: str) -> list[str]:
+    """Answer what the decision asks, keys only: a reason is typed and Return submits it; the
+    split offer of a one-sentence rule is answered with U (approve unsplit, which then asks
+    why); a collapsed group of copies asks one acknowledgement with its reason. Returns what
+    was asked, in order ("reason", "split")."""
+    asked: list[str] = []
+    while (dialog := _open_dialog(window)) is not None:
+        assert len(asked) < 6, asked  # each answer moves the decision on
+        if dialog is window.review.split_box:
+            asked.append("split")
+            qtbot.keyClick(dialog, Qt.Key.Key_U)  # the button's mnemonic: an animated click
+            qtbot.waitUntil(lambda box=dialog: not shiboken6.isValid(box) or not box.isVisible(), timeout=5000)
+        else:
+            asked.append("reason")
+            qtbot.keyClicks(dialog.edit, reason)
+            qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+        _settle(window)
+    return asked
+
+
 def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> None:
     rules = window.workspace.rules
     assert window.tabs.currentWidget() is window.workspace
@@ -110,9 +136,17 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
     qtbot.keyClick(rules.view, Qt.Key.Key_Home)
     _settle(window)
     done: list[tuple[int, str]] = []
+    split_answered: list[int] = []  # one-sentence expected_rule copies approved with the acknowledgement
     for step in range(10):
         rule = rules.current_rule()
         assert rule is not None
+        while rule.kind == "standing":
+            # An imported rule-store rule is already in force (the golden rules top this sort):
+            # it is retired or superseded in the Promotion tab, never rejected or deferred here
+            # (docs/promotion.md). The walk reviews the candidates: J past it.
+            _key(qtbot, window, Qt.Key.Key_J)
+            rule = rules.current_rule()
+            assert rule is not None
         _key(qtbot, window, Qt.Key.Key_Y, Qt.KeyboardModifier.ShiftModifier)  # verdict mark
         if rule.broken_n:
             _key(qtbot, window, Qt.Key.Key_2)  # Broken tab: opens the first broken row
@@ -122,15 +156,16 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
         action = ("approve", "reject", "defer")[step % 3] if rule.verdict != "fail" else "reject"
         if action == "approve":
             _key(qtbot, window, Qt.Key.Key_A)
-            if rule.verdict != "pass":  # approving against replay's verdict asks for a reason
-                dialog = window.review.reason_dialog
-                qtbot.keyClicks(dialog.edit, f"replay missed this one ({step})")
-                qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+            # Each refusal that asks something opens its dialog: a reason (against replay's verdict,
+            # a failed gate) or, for a one-sentence expected_rule copy, the split offer.
+            _answer_with_keys(qtbot, window, f"replay missed this one ({step})")
+            if same_sentence(rule.trigger, rule.directive):  # approved unsplit: the acknowledgement is on record
+                [event] = [e for e in window.services.reviews.rule_audit(rule.rule_id) if e.action == "approve"]
+                assert "acknowledged: trigger and directive are one sentence" in event.after["acknowledgement"]
+                split_answered.append(rule.rule_id)
         elif action == "reject":
             _key(qtbot, window, Qt.Key.Key_R)
-            dialog = window.review.reason_dialog
-            qtbot.keyClicks(dialog.edit, f"not specific enough ({step})")
-            qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+            _answer_with_keys(qtbot, window, f"not specific enough ({step})")
         else:
             _key(qtbot, window, Qt.Key.Key_D)
         _settle(window)  # a reason dialog's Return submits the decision too
@@ -138,6 +173,7 @@ def test_ten_rules_reviewed_with_the_keyboard_alone(qtbot: Any, window: Any) -> 
         assert decision is not None and decision.action == action, (step, rule.origin)
         done.append((rule.rule_id, action))
         assert rules.current_rule().rule_id != rule.rule_id  # decided and advanced
+    assert split_answered, "the walk must meet the split gate (the candidates are expected_rule copies)"
     # One slip, undone with Ctrl+Z: the reviewer is back on the last rule.
     _key(qtbot, window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert rules.current_rule().rule_id == done[-1][0]

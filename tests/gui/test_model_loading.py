@@ -20,7 +20,7 @@ def test_the_window_works_while_the_model_is_still_loading(qtbot: Any, review_wi
     first = rules.current_rule()
     qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_J)
     assert rules.current_rule() is not None and rules.current_rule().rule_id != first.rule_id
-    assert "loading" in window.model_label.text()  # the status bar says so
+    assert "loading" in window.model_label.full_text()  # the status bar says so
     with qtbot.waitSignal(window.replay.model_state_changed, timeout=180_000):
         pass
-    assert "semantic matching ready" in window.model_label.text()
+    assert "semantic matching ready" in window.model_label.full_text()

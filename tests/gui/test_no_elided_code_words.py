@@ -57,13 +57,15 @@ def test_rules_promotion_and_corpus_cells_are_whole_at_1280(qtbot: Any, review_w
     qtbot.waitUntil(lambda: rules.model.rowCount() > 5, timeout=10_000)
     reasons = {str(rules.model.index(r, rt.COL_REASON).data()) for r in range(rules.model.rowCount())}
     assert reasons & {"no signal", "near misses", "breaks successes"}  # the demo store has such rules
-    assert not elided_cells(rules.view, (rt.COL_VERDICT, rt.COL_REASON, rt.COL_STATUS, rt.COL_RUN))
+    assert not elided_cells(rules.view, (rt.COL_VERDICT, rt.COL_REASON, rt.COL_STATUS, rt.COL_MARK, rt.COL_RUN))
 
     window.tab_registry.show_tab(window.workflows.promotion)
     promotion = window.workflows.promotion
     qtbot.waitUntil(lambda: promotion.model.rowCount() > 5, timeout=60_000)
     wait_idle(window)
-    assert not elided_cells(promotion.view, (pq.COL_GROUP, pq.COL_VERDICT, pq.COL_DECISION, pq.COL_AGREEMENT))
+    # Every column of states and gate words (the rule id and trigger are text, elided in the middle).
+    assert not elided_cells(promotion.view, (pq.COL_GROUP, pq.COL_VERDICT, pq.COL_BROKEN, pq.COL_AGREEMENT,
+                                             pq.COL_DUPLICATES, pq.COL_CONFLICTS, pq.COL_DECISION, pq.COL_STALE))
 
     window.tab_registry.show_tab(window.splitter)
     table = window.table_panel

@@ -171,7 +171,7 @@ def test_queue_lists_passing_undecided_rules_first_with_readable_gates(panel: Pr
     assert qm.cell_text(first, qm.COL_DUPLICATES) == "✓ none (lexical)"
     assert qm.cell_text(first, qm.COL_CONFLICTS) == "✓ none"
     failing = next(i for i in items if "C-02" in i.origin)
-    assert qm.cell_text(failing, qm.COL_BROKEN) == "✗ 4 of 4 unreviewed"
+    assert qm.cell_text(failing, qm.COL_BROKEN) == "✗ 4/4 unreviewed"
     assert qm.cell_text(failing, qm.COL_VERDICT) == "✗ breaks successes"  # glossary word, code in the tooltip
     assert "blocked_by_broken" in qm.tooltip_text(failing, qm.COL_VERDICT)
     assert "lexical" in panel.similarity_label.text()

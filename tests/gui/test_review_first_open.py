@@ -58,7 +58,7 @@ def _answer_name_prompt(qtbot: Any, answered: list[str]) -> None:
 
 def test_the_first_evidence_open_asks_the_name_and_is_recorded(qtbot: Any, new_reviewer_window: MainWindow) -> None:
     window = new_reviewer_window
-    assert "asked when you first open evidence" in window.reviewer_label.text()
+    assert "asked when you first open evidence" in window.reviewer_label.full_text()
     rule = current(window)
     answered: list[str] = []
     _answer_name_prompt(qtbot, answered)
@@ -68,7 +68,7 @@ def test_the_first_evidence_open_asks_the_name_and_is_recorded(qtbot: Any, new_r
     assert opened is not None and opened.bucket == "broken"  # back on the row that was opened
     assert window.services.reviews.viewed(NEW_NAME, rule.result_id) == {opened.trajectory_pk}
     assert current(window).rule_id == rule.rule_id  # not reset to "No rule selected"
-    assert window.reviewer_label.text() == f"Reviewer: {NEW_NAME}"
+    assert window.reviewer_label.full_text() == f"Reviewer: {NEW_NAME}"
 
 
 def test_the_refusal_banner_keeps_id_case_and_follows_the_opened_rows(

@@ -38,7 +38,7 @@ def test_the_split_is_offered_and_opens_the_what_if_on_the_proposed_halves(
     box = window.review.split_box
     assert "Proposed trigger: a pod is OOMKilled\n" in box.text()
     assert ReviewRepository(replayed.store).current(rule.rule_id) is None  # nothing written
-    split = next(b for b in box.buttons() if b.text().startswith("Split"))
+    split = next(b for b in box.buttons() if b.text().replace("&", "").startswith("Split"))
     split.click()
     qtbot.waitUntil(lambda: window.whatif.dialog is not None, timeout=10_000)
     assert window.whatif.dialog.trigger_edit.toPlainText() == "a pod is OOMKilled"
@@ -54,7 +54,7 @@ def test_approving_unsplit_records_the_acknowledgement(qtbot: Any, replayed: Sto
     rule = current(window)
     press(qtbot, window, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: window.review.split_box is not None and window.review.split_box.isVisible(), timeout=10_000)
-    unsplit = next(b for b in window.review.split_box.buttons() if b.text().startswith("Approve unsplit"))
+    unsplit = next(b for b in window.review.split_box.buttons() if b.text().replace("&", "").startswith("Approve unsplit"))
     unsplit.click()
     dialog = window.review.reason_dialog
     assert dialog is not None and dialog.windowTitle() == "Approve a rule that fires on no task"
@@ -64,4 +64,28 @@ def test_approving_unsplit_records_the_acknowledgement(qtbot: Any, replayed: Sto
     [event] = [e for e in ReviewRepository(replayed.store).audit("rule", rule.rule_id) if e.action == "approve"]
     assert event.after["acknowledgement"].startswith(f"{REVIEWER} acknowledged: trigger and directive are one sentence")
     assert event.after["gates"]["injection"]["state"] in ("fail", "warn")
+    window.close()
+
+
+def test_the_split_offer_is_answered_with_keys(qtbot: Any, replayed: StoreServices, runner: JobRunner) -> None:
+    """A keyboard-only reviewer: A, then U in the offer (no mouse), a reason and Return approve
+    the rule unsplit with the acknowledgement; the offer's default (Return) is the split."""
+    preset_reviewer()
+    window = _window(qtbot, replayed, runner)
+    _one_sentence_rule(window)
+    rule = current(window)
+    press(qtbot, window, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: window.review.split_box is not None and window.review.split_box.isVisible(), timeout=10_000)
+    box = window.review.split_box
+    assert box.defaultButton().text().replace("&", "").startswith("Split")
+    qtbot.keyClick(box, Qt.Key.Key_U)
+    qtbot.waitUntil(lambda: window.review.reason_dialog is not None and window.review.reason_dialog.isVisible(),
+                    timeout=10_000)
+    dialog = window.review.reason_dialog
+    assert dialog.windowTitle() == "Approve a rule that fires on no task"
+    qtbot.keyClicks(dialog.edit, "kept as one sentence on purpose")
+    qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+    wait_idle(window)
+    decision = ReviewRepository(replayed.store).current(rule.rule_id)
+    assert decision is not None and decision.action == "approve"
     window.close()

@@ -95,6 +95,34 @@ def test_a_decision_on_the_collapsed_group_decides_each_rule_with_its_own_audit_
     assert other is not None and reviews.current(other.rule_id) is None
 
 
+def test_a_on_a_group_of_one_sentence_copies_asks_one_acknowledgement_and_moves_on(
+        qtbot: Any, copies_window: MainWindow) -> None:
+    """The split gate (issue 28) refused every expected_rule copy of a collapsed group by name,
+    and the keys had no way on: A now asks one acknowledgement with a reason (keyboard: type,
+    Return), records it on each rule, and the table moves past the group like a one-rule decision."""
+    rules = copies_window.workspace.rules
+    row = _group_row(rules.model)
+    group = rules.model.rule(row)
+    assert group.directive.strip() == group.trigger.strip()  # expected_rule copies: one sentence
+    rules.select_row(row)
+    rules.view.setFocus()
+    qtbot.keyClick(rules.view, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: copies_window.bulk.reason_dialog is not None
+                    and copies_window.bulk.reason_dialog.isVisible(), timeout=5000)
+    dialog = copies_window.bulk.reason_dialog
+    assert dialog.windowTitle() == "Approve rules that fire on no task" and "fire on no task" in dialog.prompt.text()
+    qtbot.keyClicks(dialog.edit, "kept as one sentence on purpose")
+    qtbot.keyClick(dialog.edit, Qt.Key.Key_Return)
+    wait_idle(copies_window)
+    result = copies_window.bulk.last
+    assert result is not None and len(result.decided) == 3 and not result.refused, result
+    reviews = copies_window.services.reviews
+    for rule_id in result.decided:
+        [event] = [e for e in reviews.rule_audit(rule_id) if e.action == "approve"]
+        assert event.after["acknowledgement"].startswith("tester acknowledged: trigger and directive are one sentence")
+    qtbot.waitUntil(lambda: rules.current_rule_id() not in (None, *result.decided), timeout=5000)
+
+
 def _members(window: MainWindow, row: int) -> list[WorkspaceRule]:
     """What the store says the group of ``row`` holds under the table's filter (read by the test)."""
     model = window.workspace.rules.model

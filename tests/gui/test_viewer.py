@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import wait_idle
 from gui_records import trajectory, write_jsonl
 from PySide6.QtCore import QCoreApplication
@@ -113,11 +112,6 @@ def test_selecting_a_corpus_filters_the_table(window: MainWindow) -> None:
     assert window.trajectory_model.total == 5
 
 
-@pytest.mark.xfail(reason=(
-    "after this round's merge: the status bar's separate sections (issue 24 item 5) make the "
-    "window wider than the 700 px this test restores on the offscreen screen, so the splitter "
-    "sizes differ; the test's geometry or the status bar's minimum width must change (issue 24 "
-    "follow-up)"), strict=False)
 def test_splitter_and_toggle_are_restored_from_the_temp_settings(
     qtbot: Any, window: MainWindow, temp_settings: Path
 ) -> None:
