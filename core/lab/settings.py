@@ -41,6 +41,9 @@ class Setting:
     domain_gate_fallback: bool | None = None
     read_failure_class: bool = True  # False: the run withholds failure_class (not circular for the proxy)
     failure_gate_fallback: bool = False  # gate unlabelled failures on their domain field
+    recall_scope: str | None = None  # None: the base's (domain); corpus | failure_class | none
+    unscoped_pool: str | None = None  # None: the base's (all); corpus | none (a rule without a domain)
+    domain_margins: tuple[tuple[str, float], ...] = ()  # (domain, margin): a margin per source domain
 
     @property
     def name(self) -> str:
@@ -54,9 +57,12 @@ class Setting:
             parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
         parts.append(f"alias={self.alias_floor:.2f}")
         for label, value in (("pool", self.pool_policy), ("prec", self.precision_scope),
-                             ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback)):
+                             ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback),
+                             ("recall-scope", self.recall_scope), ("no-domain", self.unscoped_pool)):
             if value is not None:
                 parts.append(f"{label}={value}")
+        if self.domain_margins:
+            parts.append("margins=" + ",".join(f"{d}:{m:.2f}" for d, m in self.domain_margins))
         return " ".join(parts)
 
     def profile(self, model_id: str | None = None) -> ReplayProfile:
@@ -69,7 +75,10 @@ class Setting:
                                    "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
                                    "model_id": model_id, "read_failure_class": self.read_failure_class,
                                    "failure_gate_fallback": self.failure_gate_fallback}
-        for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback"):
+        if self.domain_margins:
+            changes["domain_margins"] = self.domain_margins
+        for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback", "recall_scope",
+                     "unscoped_pool"):
             value = getattr(self, name)
             if value is not None:
                 changes[name] = value
@@ -79,9 +88,21 @@ class Setting:
         """The record fields this setting scopes, filters or scores by."""
         profile = self.profile()
         fields = list(MATCHER_READS) if self.read_failure_class else []
-        fields.append("domain:recall_pool")
-        if profile.precision_scope == "same_as_recall":
+        # What the recall pool is sliced by (a withheld failure_class slices nothing).
+        scope = {"domain": "domain", "corpus": "corpus", "none": None,
+                 "failure_class": "failure_class" if self.read_failure_class else None}[profile.recall_scope]
+        if scope is not None:
+            fields.append(f"{scope}:recall_pool")
+            if profile.unscoped_pool == "corpus" and scope != "corpus":
+                fields.append("corpus:recall_pool")
+        if profile.precision_scope == "same_as_recall" and scope is not None:
+            fields.append(f"{scope}:precision_pool")
+        elif profile.precision_scope == "domain_if_gated":
             fields.append("domain:precision_pool")
+        elif profile.precision_scope == "corpus":
+            fields.append("corpus:precision_pool")
+        if profile.domain_margins:
+            fields.append("domain:margin")
         if profile.domain_gate_fallback:
             fields.append("domain:success_gate")
         if profile.failure_gate_fallback:
