@@ -1,9 +1,11 @@
 """Settings the lab sweeps: each is a ``ReplayProfile`` a full replay can run, plus what it reads.
 
-Only knobs that ``ScoredPairs.decide`` re-applies exactly are swept (see core/lab/scores.py).
-Not swept, because replay cannot run them yet (so no sweep could be proved equal to a replay):
-a margin per domain, recall or precision pools scoped by failure class or source corpus, and a
-different fallback for a rule whose source has no domain (replay always uses the whole set).
+Only knobs that ``ScoredPairs.decide`` (and ``core.lab.claims``) re-apply exactly are swept (see
+core/lab/scores.py): thresholds and margins (flat, per corpus, per domain), the semantic weight
+and floor, the alias floor, the recall pool's policy and scope (domain, source corpus, failure
+class, none), what a rule without a domain falls back to, the precision scope, broken evidence,
+the domain gates, and withholding failure_class. Not swept: the lexical weights and the alias
+weight inside token F1, which change the scored parts themselves.
 """
 
 from __future__ import annotations
@@ -158,6 +160,18 @@ def default_grid() -> list[Setting]:
     grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall"))
     grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall", read_failure_class=False,
                         failure_gate_fallback=True))
+    # Seeds 001 and 002: the recall scope (source corpus, none, and the circular failure class),
+    # what a rule without a domain falls back to, a corpus precision pool, a margin per domain.
+    for reads in (True, False):
+        for scope in ("corpus", "none", "failure_class"):
+            grid.append(Setting(base="reference-0.3.1", recall_scope=scope, read_failure_class=reads,
+                                failure_gate_fallback=not reads))
+        for unscoped in ("corpus", "none"):
+            grid.append(Setting(base="reference-0.3.1", unscoped_pool=unscoped, read_failure_class=reads,
+                                failure_gate_fallback=not reads))
+    grid.append(Setting(precision_scope="corpus"))
+    for margins in ((("git", 0.20),), (("git", 0.05),), (("browser", 0.05), ("git", 0.20))):
+        grid.append(Setting(domain_margins=margins))
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)
