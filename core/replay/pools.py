@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.replay.profiles import ReplayProfile, RecallScope
+from core.replay.profiles import RecallScope, ReplayProfile
 from core.replay.types import PoolInfo, PoolSpec, ReplayRule, ReplayTrajectory
 
 SCOPE_MIN = 3  # the runner's "at least 3 same-domain references" (#708)
