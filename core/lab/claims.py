@@ -66,13 +66,13 @@ class _Pools:
     precision: np.ndarray  # [R, T] bool
 
 
-def _lexical_pairs(scored: ScoredPairs) -> np.ndarray:
-    """Pairs with any lexical part (kept on the scores: the same for every setting)."""
+def _lexical_mask(scored: ScoredPairs) -> np.ndarray:
+    """[R, T] bool: pairs with any lexical part (kept on the scores: the same for every setting)."""
     found = scored._lexical_pairs
     if found is None:
-        any_part = ((scored.token_f1 > 0) | (scored.bigram > 0) | scored.phrase_hit | scored.alias_hit
-                    | scored.distinctive_hit | scored.exact | scored.signature_hit)
-        found = scored._lexical_pairs = np.flatnonzero(any_part).astype(np.int64)
+        found = scored._lexical_pairs = ((scored.token_f1 > 0) | (scored.bigram > 0) | scored.phrase_hit
+                                         | scored.alias_hit | scored.distinctive_hit | scored.exact
+                                         | scored.signature_hit)
     return found
 
 
@@ -80,14 +80,14 @@ def candidate_pairs(scored: ScoredPairs, matcher: Any, semantic: bool, lowest_th
     """The pairs that can reach ``lowest_threshold`` under ``matcher`` (flat, sorted)."""
     if lowest_threshold <= 0.0:
         return np.arange(scored.pairs, dtype=np.int64)
-    lexical = _lexical_pairs(scored)
+    lexical = _lexical_mask(scored)
     if not semantic or scored.cosine is None:
-        return lexical
+        return np.flatnonzero(lexical)
     reach = matcher.semantic_floor
     if matcher.semantic_embed_weight > 0:
         reach = min(reach, (lowest_threshold - _ROUNDING_ROOM) / matcher.semantic_embed_weight)
-    cosine = np.flatnonzero(scored.cosine.ravel() >= reach)
-    return np.union1d(lexical, cosine) if cosine.size else lexical
+    # One pass over a boolean mask (a sorted-set union of index arrays costs ~20x more at 10^7 pairs).
+    return np.flatnonzero(lexical | (scored.cosine >= reach))
 
 
 class ClaimDecider:

@@ -68,7 +68,7 @@ class ScoredPairs:
     read_failure_class: bool = True  # False: scored on the trajectories without failure_class
     _composed: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False)
-    _lexical_pairs: np.ndarray | None = field(default=None, repr=False)  # core.lab.claims
+    _lexical_pairs: np.ndarray | None = field(default=None, repr=False)  # [R, T] bool, core.lab.claims
 
     @classmethod
     def build(
