@@ -28,6 +28,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from core.lab.claims import Claims
 from core.lab.truths import Truth
 from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult
 from core.stats.wilson import wilson_interval
@@ -62,24 +65,6 @@ class Counts:
     rules: int = 0
 
 
-def _counts(results: Mapping[str, RuleResult], truth: Truth, rules: Collection[str],
-            broken_of: Mapping[str, frozenset[int]]) -> Counts:
-    tp = fp = fn = net = n = 0
-    for key in rules:
-        universe = truth.universe.get(key)
-        result = results.get(key)
-        if not universe or result is None:
-            continue
-        positives = truth.positives.get(key, frozenset())
-        claimed = universe.intersection(result.prevented)
-        hit = len(claimed & positives)
-        tp, fp, fn = tp + hit, fp + len(claimed) - hit, fn + len(positives) - hit
-        n += 1
-        if hit > (len(claimed) - hit) + len(broken_of.get(key, ())):
-            net += 1
-    return Counts(tp, fp, fn, net, n)
-
-
 def _f1(c: Counts) -> float | None:
     denominator = 2 * c.tp + c.fp + c.fn
     return 2 * c.tp / denominator if denominator else None
@@ -89,6 +74,33 @@ def _mean(values: Sequence[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
 
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """``values`` in ``sorted_set`` (both int64; the set sorted), element-wise."""
+    if not sorted_set.size or not values.size:
+        return np.zeros(values.shape, dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
+    return np.asarray(sorted_set[at] == values)
+
+
+def _flat(pairs: Mapping[str, Collection[int]], rule_row: Mapping[str, int], column: Mapping[int, int],
+          n_traj: int) -> np.ndarray:
+    """Pairs ``{rule key: trajectory keys}`` as sorted flat indices (keys not in the run left out)."""
+    chunks = [np.fromiter((rule_row[r] * n_traj + column[k] for k in keys if k in column), dtype=np.int64)
+              for r, keys in pairs.items() if r in rule_row and keys]
+    return np.sort(np.concatenate(chunks)) if chunks else np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _TruthArrays:
+    """A truth and its shuffled copies as flat pair indices, made once per truth."""
+
+    judged: np.ndarray  # [R] bool: the rule has a non-empty universe
+    universe: np.ndarray
+    positives: np.ndarray
+    positives_per_rule: np.ndarray  # [R]
+    shuffled: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positives, positives per rule) per seed
+    rejection_per_rule: np.ndarray  # [R]: rejection trajectories judged against the rule
 
 @dataclass(frozen=True)
 class ReadOut:
@@ -109,7 +121,9 @@ class ReadOut:
 
 
 class Reader:
-    """Per-trajectory facts read once per run (successes, rejection corpora, sources)."""
+    """Per-trajectory facts read once per run (successes, rejection corpora, sources); every
+    figure is a sum over the part's rules of per-rule counts taken with array operations over
+    the setting's claims (``core.lab.claims.Claims``): no per-setting Python loop over pairs."""
 
     def __init__(self, rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory]) -> None:
         by_id: dict[str, set[int]] = {}
@@ -123,47 +137,124 @@ class Reader:
         self.rejection = frozenset(t.key for t in trajectories
                                    if any(seg in REJECTION_CORPORA for seg in t.corpus.lower().split("/")))
         self.keys = frozenset(t.key for t in trajectories)
-        self._permuted: dict[int, tuple[Truth, list[Truth]]] = {}
+        if len(self.keys) != len(trajectories):
+            raise ValueError("the lab needs one trajectory per store key")
+        self.rule_row = {r.key: i for i, r in enumerate(rules)}
+        self.column = {t.key: j for j, t in enumerate(trajectories)}
+        self.key_of = np.fromiter((t.key for t in trajectories), dtype=np.int64, count=len(trajectories))
+        self.n_rules, self.n_traj = len(rules), len(trajectories)
+        self.success_col = np.fromiter((t.success for t in trajectories), dtype=bool, count=self.n_traj)
+        self.rejection_col = np.fromiter((t.key in self.rejection for t in trajectories), dtype=bool,
+                                         count=self.n_traj)
+        self.source_pairs = _flat(self.sources, self.rule_row, self.column, self.n_traj)
+        src_rows, src_cols = np.divmod(self.source_pairs, max(1, self.n_traj))
+        self.successes_per_rule = len(self.successes) - np.bincount(
+            src_rows[self.success_col[src_cols]], minlength=self.n_rules)
+        self.pairs_per_rule = self.n_traj - np.bincount(src_rows, minlength=self.n_rules)
+        self._source_rejection = np.bincount(src_rows[self.rejection_col[src_cols]], minlength=self.n_rules)
+        self._truths: dict[int, tuple[Truth, _TruthArrays]] = {}
 
-    def _shuffled(self, truth: Truth) -> list[Truth]:
-        """The truth's permutations, made once per truth (they do not depend on a setting)."""
-        found = self._permuted.get(id(truth))
-        if found is None or found[0] is not truth:
-            found = (truth, [truth.shuffled(seed) for seed in FLOOR_SEEDS])
-            self._permuted[id(truth)] = found
-        return found[1]
+    def _arrays(self, truth: Truth) -> _TruthArrays:
+        """The truth's arrays and its shuffled copies', made once per truth."""
+        found = self._truths.get(id(truth))
+        if found is not None and found[0] is truth:
+            return found[1]
+        judged = np.zeros(self.n_rules, dtype=bool)
+        for key, universe in truth.universe.items():
+            if universe and key in self.rule_row:
+                judged[self.rule_row[key]] = True
+        positives = _flat(truth.positives, self.rule_row, self.column, self.n_traj)
 
-    def read(self, results: Sequence[RuleResult], truth: Truth, rules: Collection[str], part: str) -> ReadOut:
-        by_key = {r.rule_key: r for r in results}
-        rules = [k for k in rules if truth.universe.get(k) and k in by_key]
-        broken_of = {k: frozenset(by_key[k].broken) for k in rules}
-        counts = _counts(by_key, truth, rules, broken_of)
-        floors = [_counts(by_key, shuffled, rules, broken_of) for shuffled in self._shuffled(truth)]
+        def per_rule(flat: np.ndarray) -> np.ndarray:
+            return np.bincount(flat // max(1, self.n_traj), minlength=self.n_rules)
+
+        shuffled = []
+        for seed in FLOOR_SEEDS:
+            flat = _flat(truth.shuffled(seed).positives, self.rule_row, self.column, self.n_traj)
+            shuffled.append((flat, per_rule(flat)))
+        rows, cols = np.divmod(positives, max(1, self.n_traj))
+        positive_rejection = rows[self.rejection_col[cols] & ~_member(positives, self.source_pairs)]
+        rejection = (len(self.rejection) - self._source_rejection
+                     - np.bincount(positive_rejection, minlength=self.n_rules))
+        arrays = _TruthArrays(judged, _flat(truth.universe, self.rule_row, self.column, self.n_traj), positives,
+                              per_rule(positives), tuple(shuffled), rejection)
+        self._truths[id(truth)] = (truth, arrays)
+        return arrays
+
+    def _claims(self, results: Sequence[RuleResult] | Claims) -> tuple[Claims, np.ndarray]:
+        """The claims, and which rules have a result (a list of results may leave rules out)."""
+        if isinstance(results, Claims):
+            return results, np.ones(self.n_rules, dtype=bool)
+        present = np.zeros(self.n_rules, dtype=bool)
+        present[[self.rule_row[r.rule_key] for r in results if r.rule_key in self.rule_row]] = True
+        return Claims.from_results([r for r in results if r.rule_key in self.rule_row], self.rule_row, self.column,
+                                   self.n_rules, self.n_traj), present
+
+    def read(self, results: Sequence[RuleResult] | Claims, truth: Truth, rules: Collection[str], part: str) -> ReadOut:
+        return self.read_parts(results, truth, {part: rules})[part]
+
+    def read_parts(self, results: Sequence[RuleResult] | Claims, truth: Truth,
+                   parts: Mapping[str, Collection[str]]) -> dict[str, ReadOut]:
+        """One ``ReadOut`` per part (its rules), from the same per-rule counts."""
+        claims, present = self._claims(results)
+        arrays = self._arrays(truth)
+        n = max(1, self.n_traj)
+        prevented, broken = claims.prevented, claims.broken
+        p_rows = prevented // n
+        judged_claims = _member(prevented, arrays.universe)
+        claimed = np.bincount(p_rows[judged_claims], minlength=self.n_rules)
+        judged_prevented = prevented[judged_claims]
+        judged_rows = p_rows[judged_claims]
+
+        def true_claims(positives: np.ndarray) -> np.ndarray:
+            return np.bincount(judged_rows[_member(judged_prevented, positives)], minlength=self.n_rules)
+
+        tp = true_claims(arrays.positives)
+        floors = [(true_claims(flat), count) for flat, count in arrays.shuffled]
+        # Truth-independent per-rule counts: breaks, claims outside the source, rejection claims.
+        b_rows, b_cols = np.divmod(broken, n)
+        b_src = _member(broken, self.source_pairs)
+        breaks = np.bincount(b_rows[self.success_col[b_cols] & ~b_src], minlength=self.n_rules)
+        all_breaks = np.bincount(b_rows, minlength=self.n_rules)
+        fired = np.concatenate([prevented, broken])  # disjoint: failures vs successes
+        f_rows, f_cols = np.divmod(fired, n)
+        f_outside = ~_member(fired, self.source_pairs)
+        outside = np.bincount(f_rows[f_outside], minlength=self.n_rules)
+        accepted = np.bincount(
+            f_rows[f_outside & self.rejection_col[f_cols] & ~_member(fired, arrays.positives)], minlength=self.n_rules)
+
+        out: dict[str, ReadOut] = {}
+        for part, keys in parts.items():
+            chosen = np.zeros(self.n_rules, dtype=bool)
+            chosen[[self.rule_row[k] for k in keys if k in self.rule_row]] = True
+            chosen &= arrays.judged & present
+            out[part] = self._read_out(truth.name, part, chosen, claimed, (tp, arrays.positives_per_rule), floors,
+                                       all_breaks, breaks, accepted, outside, arrays.rejection_per_rule)
+        return out
+
+    def _read_out(self, truth: str, part: str, chosen: np.ndarray, claimed: np.ndarray,
+                  truth_counts: tuple[np.ndarray, np.ndarray], floors: list[tuple[np.ndarray, np.ndarray]],
+                  all_breaks: np.ndarray, breaks: np.ndarray, accepted: np.ndarray, outside: np.ndarray,
+                  rejection: np.ndarray) -> ReadOut:
+        def counts(tp: np.ndarray, positives: np.ndarray) -> Counts:
+            fp = claimed - tp
+            net = tp > fp + all_breaks
+            return Counts(int(tp[chosen].sum()), int(fp[chosen].sum()), int((positives - tp)[chosen].sum()),
+                          int(np.count_nonzero(net & chosen)), int(np.count_nonzero(chosen)))
+
+        c = counts(*truth_counts)
+        shuffled = [counts(*f) for f in floors]
 
         def over(fn: Any) -> float | None:
-            return _mean([fn(c) for c in floors])
+            return _mean([fn(s) for s in shuffled])
 
-        precision = _rate(counts.tp, counts.tp + counts.fp,
-                          over(lambda c: c.tp / (c.tp + c.fp) if c.tp + c.fp else None))
-        recall = _rate(counts.tp, counts.tp + counts.fn, over(lambda c: c.tp / (c.tp + c.fn) if c.tp + c.fn else None))
-        f1_n = math.ceil(counts.tp + (counts.fp + counts.fn) / 2)
-        f1 = Figure(_f1(counts), counts.tp, f1_n, wilson_interval(counts.tp, f1_n), over(_f1))
-        net = _rate(counts.net_rules, counts.rules, over(lambda c: c.net_rules / c.rules if c.rules else None))
-
-        broken = successes = accepted = rejection = claims = pairs = 0
-        # Counted from the rule's claims and positives (small), never by copying a [T] set per rule.
-        for key in rules:
-            result = by_key[key]
-            source = self.sources.get(key, frozenset())
-            fired = set(result.prevented).union(result.broken)
-            positives = truth.positives.get(key, frozenset())
-            broken += sum(1 for k in result.broken if k in self.successes and k not in source)
-            successes += len(self.successes) - len(source & self.successes)
-            accepted += sum(1 for k in fired if k in self.rejection and k not in source and k not in positives)
-            rejection += len(self.rejection) - len(source & self.rejection) - sum(
-                1 for k in positives if k in self.rejection and k not in source)
-            claims += sum(1 for k in fired if k not in source)
-            pairs += len(self.keys) - len(source & self.keys)
-        base = claims / pairs if pairs else None
-        return ReadOut(truth.name, part, counts.rules, precision, recall, f1, _rate(broken, successes, base),
-                       _rate(accepted, rejection, base), net)
+        precision = _rate(c.tp, c.tp + c.fp, over(lambda s: s.tp / (s.tp + s.fp) if s.tp + s.fp else None))
+        recall = _rate(c.tp, c.tp + c.fn, over(lambda s: s.tp / (s.tp + s.fn) if s.tp + s.fn else None))
+        f1_n = math.ceil(c.tp + (c.fp + c.fn) / 2)
+        f1 = Figure(_f1(c), c.tp, f1_n, wilson_interval(c.tp, f1_n), over(_f1))
+        net = _rate(c.net_rules, c.rules, over(lambda s: s.net_rules / s.rules if s.rules else None))
+        pairs = int(self.pairs_per_rule[chosen].sum())
+        base = int(outside[chosen].sum()) / pairs if pairs else None
+        return ReadOut(truth, part, c.rules, precision, recall, f1,
+                       _rate(int(breaks[chosen].sum()), int(self.successes_per_rule[chosen].sum()), base),
+                       _rate(int(accepted[chosen].sum()), int(rejection[chosen].sum()), base), net)

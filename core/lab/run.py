@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
+from core.lab.claims import ClaimDecider
 from core.lab.readouts import Reader, ReadOut
 from core.lab.scores import EmbedFn, ScoredPairs
 from core.lab.settings import REFERENCE_SEMANTIC, WORKBENCH_DEFAULT, Setting, default_grid
@@ -112,15 +113,15 @@ def run_lab(
         scored = ScoredPairs.build(rules, trajectories, embed=embed,
                                    progress=(lambda d, t: progress("scoring", d, t)) if progress else None)
     seconds["scoring"] = time.perf_counter() - started
-    by_flag = {scored.read_failure_class: scored}
+    by_flag = {scored.read_failure_class: ClaimDecider(scored)}
 
-    def scorer(read_failure_class: bool) -> ScoredPairs:
+    def scorer(read_failure_class: bool) -> ClaimDecider:
         """Settings that withhold failure_class need their own scores (other views), made once."""
         if read_failure_class not in by_flag:
             began = time.perf_counter()
-            by_flag[read_failure_class] = ScoredPairs.build(
+            by_flag[read_failure_class] = ClaimDecider(ScoredPairs.build(
                 scored.rules, scored.trajectories, embed=embed if scored.cosine is not None else None,
-                read_failure_class=read_failure_class)
+                read_failure_class=read_failure_class))
             seconds["scoring_without_failure_class"] = time.perf_counter() - began
         return by_flag[read_failure_class]
 
@@ -139,13 +140,11 @@ def run_lab(
     for done, setting in enumerate(settings, 1):
         if cancel is not None and cancel.is_set():
             raise LabCancelled()
-        results = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
-        readouts[setting.name] = {}
-        for name, truth in truths.items():
-            split = splits[name]
-            readouts[setting.name][name] = {
-                part: reader.read(results, truth, keys, part) for part, keys in
-                (("tuning", split.tuning), ("held_back", split.held_back), ("all", truth.rules))}
+        claims = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
+        readouts[setting.name] = {
+            name: reader.read_parts(claims, truth, {"tuning": splits[name].tuning, "held_back": splits[name].held_back,
+                                                    "all": truth.rules})
+            for name, truth in truths.items()}
         canaries[setting.name] = bench.check(setting)
         circular[setting.name] = {name: circular_for(setting, truth) for name, truth in truths.items()}
         if progress is not None:
@@ -158,12 +157,12 @@ def run_lab(
                      scored.pairs, seconds, per_domain)
 
 
-def _per_domain(scorer: Callable[[bool], ScoredPairs], settings: Sequence[Setting], truths: dict[str, Truth],
+def _per_domain(scorer: Callable[[bool], ClaimDecider], settings: Sequence[Setting], truths: dict[str, Truth],
                 choices: dict[str, Choice], reader: Reader) -> dict[str, dict[str, dict[str, ReadOut]]]:
     """The reference, the Workbench default and each chosen setting, per source domain of the rules."""
     by_name = {s.name: s for s in settings}
     wanted = [REFERENCE_SEMANTIC.name, WORKBENCH_DEFAULT.name] + [c.chosen for c in choices.values() if c.chosen]
-    scored = scorer(True)
+    scored = scorer(True).scored
     domain_of = {r.key: r.domain or "(no domain)" for r in scored.rules}
     out: dict[str, dict[str, dict[str, ReadOut]]] = {}
     for name in dict.fromkeys(w for w in wanted if w in by_name):
@@ -173,8 +172,8 @@ def _per_domain(scorer: Callable[[bool], ScoredPairs], settings: Sequence[Settin
             if truth.empty:
                 continue
             domains = sorted({domain_of[k] for k in truth.rules})
-            out.setdefault(truth_name, {})[name] = {
-                d: reader.read(results, truth, [k for k in truth.rules if domain_of[k] == d], d) for d in domains}
+            out.setdefault(truth_name, {})[name] = reader.read_parts(
+                results, truth, {d: [k for k in truth.rules if domain_of[k] == d] for d in domains})
     return out
 
 

@@ -30,7 +30,7 @@ from core.matching.profile import MatcherProfile
 from core.matching.rule import prepare_rule
 from core.replay import engine
 from core.replay import matcher_bridge as mb
-from core.replay.pools import PoolIndex
+from core.replay.pools import PoolIndex, ensure_scope_columns
 from core.replay.profiles import ReplayProfile
 from core.replay.snapshot import corpus_hash, rules_hash
 from core.replay.types import ReplayRule, ReplayTrajectory, RuleResult
@@ -68,6 +68,7 @@ class ScoredPairs:
     read_failure_class: bool = True  # False: scored on the trajectories without failure_class
     _composed: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False)
+    _lexical_pairs: np.ndarray | None = field(default=None, repr=False)  # [R, T] bool, core.lab.claims
 
     @classmethod
     def build(
@@ -84,6 +85,7 @@ class ScoredPairs:
         base = mb.matcher_profile(matcher, semantic=embed is not None)
         model_id = getattr(embed, "model_id", None) if embed is not None else None
         views, view_index, index, recovery, codes = engine.build_trajectory_side(seen, base, None, None)
+        ensure_scope_columns(index, seen)
         texts = [mb.rule_text(r) for r in rules]
         n_rules, n_traj = len(rules), len(trajectories)
         cosines = mb.SemanticCosines.prepare(texts, views, embed, base) if embed is not None else None

@@ -1,9 +1,11 @@
 """Settings the lab sweeps: each is a ``ReplayProfile`` a full replay can run, plus what it reads.
 
-Only knobs that ``ScoredPairs.decide`` re-applies exactly are swept (see core/lab/scores.py).
-Not swept, because replay cannot run them yet (so no sweep could be proved equal to a replay):
-a margin per domain, recall or precision pools scoped by failure class or source corpus, and a
-different fallback for a rule whose source has no domain (replay always uses the whole set).
+Only knobs that ``ScoredPairs.decide`` (and ``core.lab.claims``) re-apply exactly are swept (see
+core/lab/scores.py): thresholds and margins (flat, per corpus, per domain), the semantic weight
+and floor, the alias floor, the recall pool's policy and scope (domain, source corpus, failure
+class, none), what a rule without a domain falls back to, the precision scope, broken evidence,
+the domain gates, and withholding failure_class. Not swept: the lexical weights and the alias
+weight inside token F1, which change the scored parts themselves.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class Setting:
     domain_gate_fallback: bool | None = None
     read_failure_class: bool = True  # False: the run withholds failure_class (not circular for the proxy)
     failure_gate_fallback: bool = False  # gate unlabelled failures on their domain field
+    recall_scope: str | None = None  # None: the base's (domain); corpus | failure_class | none
+    unscoped_pool: str | None = None  # None: the base's (all); corpus | none (a rule without a domain)
+    domain_margins: tuple[tuple[str, float], ...] = ()  # (domain, margin): a margin per source domain
 
     @property
     def name(self) -> str:
@@ -54,9 +59,12 @@ class Setting:
             parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
         parts.append(f"alias={self.alias_floor:.2f}")
         for label, value in (("pool", self.pool_policy), ("prec", self.precision_scope),
-                             ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback)):
+                             ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback),
+                             ("recall-scope", self.recall_scope), ("no-domain", self.unscoped_pool)):
             if value is not None:
                 parts.append(f"{label}={value}")
+        if self.domain_margins:
+            parts.append("margins=" + ",".join(f"{d}:{m:.2f}" for d, m in self.domain_margins))
         return " ".join(parts)
 
     def profile(self, model_id: str | None = None) -> ReplayProfile:
@@ -69,7 +77,10 @@ class Setting:
                                    "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
                                    "model_id": model_id, "read_failure_class": self.read_failure_class,
                                    "failure_gate_fallback": self.failure_gate_fallback}
-        for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback"):
+        if self.domain_margins:
+            changes["domain_margins"] = self.domain_margins
+        for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback", "recall_scope",
+                     "unscoped_pool"):
             value = getattr(self, name)
             if value is not None:
                 changes[name] = value
@@ -79,9 +90,21 @@ class Setting:
         """The record fields this setting scopes, filters or scores by."""
         profile = self.profile()
         fields = list(MATCHER_READS) if self.read_failure_class else []
-        fields.append("domain:recall_pool")
-        if profile.precision_scope == "same_as_recall":
+        # What the recall pool is sliced by (a withheld failure_class slices nothing).
+        scope = {"domain": "domain", "corpus": "corpus", "none": None,
+                 "failure_class": "failure_class" if self.read_failure_class else None}[profile.recall_scope]
+        if scope is not None:
+            fields.append(f"{scope}:recall_pool")
+            if profile.unscoped_pool == "corpus" and scope != "corpus":
+                fields.append("corpus:recall_pool")
+        if profile.precision_scope == "same_as_recall" and scope is not None:
+            fields.append(f"{scope}:precision_pool")
+        elif profile.precision_scope == "domain_if_gated":
             fields.append("domain:precision_pool")
+        elif profile.precision_scope == "corpus":
+            fields.append("corpus:precision_pool")
+        if profile.domain_margins:
+            fields.append("domain:margin")
         if profile.domain_gate_fallback:
             fields.append("domain:success_gate")
         if profile.failure_gate_fallback:
@@ -137,6 +160,18 @@ def default_grid() -> list[Setting]:
     grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall"))
     grid.append(Setting(base="workbench", alias_floor=0.5, precision_scope="same_as_recall", read_failure_class=False,
                         failure_gate_fallback=True))
+    # Seeds 001 and 002: the recall scope (source corpus, none, and the circular failure class),
+    # what a rule without a domain falls back to, a corpus precision pool, a margin per domain.
+    for reads in (True, False):
+        for scope in ("corpus", "none", "failure_class"):
+            grid.append(Setting(base="reference-0.3.1", recall_scope=scope, read_failure_class=reads,
+                                failure_gate_fallback=not reads))
+        for unscoped in ("corpus", "none"):
+            grid.append(Setting(base="reference-0.3.1", unscoped_pool=unscoped, read_failure_class=reads,
+                                failure_gate_fallback=not reads))
+    grid.append(Setting(precision_scope="corpus"))
+    for margins in ((("git", 0.20),), (("git", 0.05),), (("browser", 0.05), ("git", 0.20))):
+        grid.append(Setting(domain_margins=margins))
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)

@@ -74,8 +74,13 @@ class Truth:
         labels = [self.label_of[k] for k in keys]
         random.Random(seed).shuffle(labels)
         permuted = dict(zip(keys, labels))
-        positives = {r: frozenset(t for t in u if permuted.get(t) == self.rule_label.get(r))
-                     for r, u in self.universe.items()}
+        with_label: dict[str, set[int]] = defaultdict(set)
+        for key, label in permuted.items():
+            with_label[label].add(key)
+        frozen = {label: frozenset(keys) for label, keys in with_label.items()}
+        # The judged trajectories are labelled ones, so "t's permuted label is the rule's" is a set
+        # intersection (C speed: 10^3 rules x 10^4 judged trajectories at scale).
+        positives = {r: u & frozen.get(self.rule_label.get(r, ""), frozenset()) for r, u in self.universe.items()}
         return Truth(self.name, self.field, self.caveat, self.universe, positives, permuted, self.rule_label,
                      self.proxy)
 
@@ -105,6 +110,12 @@ def _label_truth(
     for t in trajectories:
         by_id.setdefault(t.trajectory_id, t)
     label_of = {t.key: lab for t in trajectories if not t.success and (lab := label(t))}
+    labelled = frozenset(label_of)
+    keys_of_id: dict[str, set[int]] = defaultdict(set)
+    keys_of_label: dict[str, set[int]] = defaultdict(set)
+    for key, lab in label_of.items():
+        keys_of_id[by_key[key].trajectory_id].add(key)
+        keys_of_label[lab].add(key)
     universe: dict[str, frozenset[int]] = {}
     positives: dict[str, frozenset[int]] = {}
     rule_label: dict[str, str] = {}
@@ -113,10 +124,9 @@ def _label_truth(
         own = label(source) if source is not None else None
         if source is None or not own:
             continue
-        judged = frozenset(k for k in label_of
-                           if k != source.key and by_key[k].trajectory_id != source.trajectory_id)
+        judged = labelled - keys_of_id.get(source.trajectory_id, set()) - {source.key}
         universe[rule.key] = judged
-        positives[rule.key] = frozenset(k for k in judged if label_of[k] == own)
+        positives[rule.key] = judged & keys_of_label[own]
         rule_label[rule.key] = own
     return Truth(name, built_from, caveat, universe, positives, label_of, rule_label, proxy)
 

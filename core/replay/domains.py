@@ -53,8 +53,16 @@ def trajectory_fallback_codes(trajectories: Sequence[ReplayTrajectory]) -> np.nd
                        count=len(trajectories))
 
 
+def trigger_codes(rules: Sequence[ReplayRule]) -> np.ndarray:
+    """[R] int: the group code of each rule's trigger (-1 none)."""
+    return np.array([_code(trigger_group(rule.trigger)) for rule in rules], dtype=np.int32)
+
+
+def group_conflict(rule_codes: np.ndarray, traj_codes: np.ndarray) -> np.ndarray:
+    """Both groups known and different (arrays that broadcast together)."""
+    return np.asarray((rule_codes >= 0) & (traj_codes >= 0) & (rule_codes != traj_codes))
+
+
 def fallback_conflict(rules: Sequence[ReplayRule], traj_codes: np.ndarray) -> np.ndarray:
     """[R, T] bool: both groups known (trajectory from ``domain``) and different."""
-    r = np.array([_code(trigger_group(rule.trigger)) for rule in rules], dtype=np.int32)[:, None]
-    t = np.asarray(traj_codes, dtype=np.int32)[None, :]
-    return np.asarray((r >= 0) & (t >= 0) & (r != t))
+    return group_conflict(trigger_codes(rules)[:, None], np.asarray(traj_codes, dtype=np.int32)[None, :])

@@ -25,7 +25,7 @@ from core.replay import parallel, view_cache
 from core.replay.buckets import bucket_codes
 from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
-from core.replay.pools import PoolIndex, rule_pools
+from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.recovery import recovery_mask
 from core.replay.results import chunk_results
@@ -151,6 +151,7 @@ def replay(
             side_key += ":no-failure-class"
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
             trajectories, matcher, prune, side_key, check, side_store)
+        ensure_scope_columns(index, trajectories)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
         if state == "on":
@@ -253,8 +254,13 @@ def build_trajectory_side(
 
 def lexical_evidence(block: mb.Block) -> np.ndarray:
     """The score with the alias-token floor undone (one shared alias token is not evidence)."""
-    alias_token = block.floor_names.index("alias_token")
-    return np.where(block.floor == alias_token, np.minimum(block.blend, block.score), block.score)
+    return lexical_evidence_of(block.score, block.blend, block.floor)
+
+
+def lexical_evidence_of(score: np.ndarray, blend: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """``lexical_evidence`` on the arrays themselves (a block, or the lab's list of pairs)."""
+    alias_token = mb.FLOOR_NAMES.index("alias_token")
+    return np.where(floor == alias_token, np.minimum(blend, score), score)
 
 
 def _success_evidence(
@@ -273,6 +279,37 @@ def _success_evidence(
     return evidence
 
 
+def rule_thresholds(chunk: Sequence[ReplayRule], profile: ReplayProfile) -> np.ndarray:
+    return np.array([profile.threshold_for(r.corpus) for r in chunk], dtype=np.float64)
+
+
+def rule_margins(chunk: Sequence[ReplayRule], profile: ReplayProfile) -> float | np.ndarray:
+    """The broken margin: one for every rule, or [R] by each rule's source domain."""
+    if not profile.domain_margins:
+        return profile.margin
+    return np.array([profile.margin_for(r.domain) for r in chunk], dtype=np.float64)
+
+
+def gate_conflict(
+    matcher_conflict: np.ndarray, fallback: np.ndarray, failure: np.ndarray, profile: ReplayProfile,
+) -> np.ndarray:
+    """The cross-domain gate: the matcher's (from failure_class) plus, per profile, the
+    ``domain``-field fallback on successes and on failures. ``fallback``/``failure`` broadcast
+    against ``matcher_conflict`` ([R, T] with [1, T], or one value per pair)."""
+    conflict = matcher_conflict
+    if profile.domain_gate_fallback:
+        # Successes without failure_class: gate on the record's domain field as well.
+        conflict = conflict | (fallback & ~failure)
+    if profile.failure_gate_fallback:
+        # Failures without failure_class (all of them when the run withholds it): the same gate.
+        conflict = conflict | (fallback & failure)
+    return conflict
+
+
+def chunk_pools(chunk: Sequence[ReplayRule], index: PoolIndex, profile: ReplayProfile) -> list[RulePools]:
+    return [rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None) for rule in chunk]
+
+
 def decide_chunk(
     chunk: Sequence[ReplayRule],
     fallback_codes: np.ndarray,
@@ -282,14 +319,11 @@ def decide_chunk(
     recovery: np.ndarray,
     profile: ReplayProfile,
 ) -> list[RuleResult]:
-    thresholds = np.array([profile.threshold_for(r.corpus) for r in chunk], dtype=np.float64)
+    thresholds = rule_thresholds(chunk, profile)
+    margin = rule_margins(chunk, profile)
     conflict = batch.domain_conflict
-    if profile.domain_gate_fallback:
-        # Successes without failure_class: gate on the record's domain field as well.
-        conflict = conflict | (fallback_conflict(chunk, fallback_codes) & ~index.failure[None, :])
-    if profile.failure_gate_fallback:
-        # Failures without failure_class (all of them when the run withholds it): the same gate.
-        conflict = conflict | (fallback_conflict(chunk, fallback_codes) & index.failure[None, :])
+    if profile.domain_gate_fallback or profile.failure_gate_fallback:
+        conflict = gate_conflict(conflict, fallback_conflict(chunk, fallback_codes), index.failure[None, :], profile)
     codes = bucket_codes(
         score=batch.score,
         threshold=thresholds,
@@ -299,8 +333,7 @@ def decide_chunk(
         domain_conflict=conflict,
         failure=index.failure,
         recovery=recovery,
-        margin=profile.margin,
+        margin=margin if np.ndim(margin) == 0 else np.asarray(margin)[:, None],
         broken_evidence=evidence,
     )
-    pools = [rule_pools(rule, index, profile, trigger_group(rule.trigger) is not None) for rule in chunk]
-    return chunk_results(chunk, codes, thresholds, pools, batch, index, profile)
+    return chunk_results(chunk, codes, thresholds, chunk_pools(chunk, index, profile), batch, index, profile)

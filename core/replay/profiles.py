@@ -23,8 +23,10 @@ STRATEGY_THRESHOLDS: dict[str, float] = {
 STRICT_CORPORA = frozenset({"golden", "successes", "nearmiss", "noisy", "corrections"})
 
 PoolPolicy = Literal["runner", "exclude_first"]
-PrecisionScope = Literal["same_as_recall", "all", "domain_if_gated"]
+PrecisionScope = Literal["same_as_recall", "all", "domain_if_gated", "corpus"]
 BrokenEvidence = Literal["score", "lexical"]
+RecallScope = Literal["domain", "corpus", "failure_class", "none"]
+UnscopedPool = Literal["all", "corpus", "none"]
 
 
 def strategy_for_corpus(corpus: str) -> str:
@@ -70,6 +72,19 @@ class ReplayProfile:
     ``failure_gate_fallback``: gate a matched FAILURE without ``failure_class`` on its ``domain``
     field too (the matcher's own guard reads ``failure_class`` only), so a run that withholds the
     label keeps a cross-domain guard.
+    ``recall_scope``: which slice of the trajectories the recall pool is: ``domain`` (0.3.1: the
+    source's domain), ``corpus`` (the source's corpus path, ``ReplayRule.corpus``),
+    ``failure_class`` (the source trajectory's class: circular for a failure-class truth, and
+    empty when the run withholds the label) or ``none`` (the whole set). A slice smaller than
+    ``SCOPE_MIN`` falls back to the whole set, as the domain slice always has.
+    ``unscoped_pool``: the recall pool of a rule whose source has no value for ``recall_scope``
+    (no domain): ``all`` (the whole set, both shipped profiles), ``corpus`` (the source corpus's
+    slice) or ``none`` (no pool: the rule is not measured there; recall is null, the verdict
+    ``min_sample``; seed 001: "a missing label has to mean silence rather than a fallback").
+    ``precision_scope`` ``corpus``: the source corpus's slice (minus the source).
+    ``domain_margins``: ``(domain, margin)`` pairs; a rule whose source domain is listed judges
+    broken successes with that margin instead of ``margin`` (seed 002: "should it be
+    per-domain?"). Plain data: a list of pairs or a mapping is accepted and kept as sorted pairs.
     """
 
     name: str
@@ -89,6 +104,26 @@ class ReplayProfile:
     model_id: str | None = None
     read_failure_class: bool = True
     failure_gate_fallback: bool = False
+    recall_scope: RecallScope = "domain"
+    unscoped_pool: UnscopedPool = "all"
+    domain_margins: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        # Kept as sorted (domain, margin) pairs so a profile read back from JSON (a mapping or
+        # a list of lists) equals and hashes like the one that was written.
+        pairs = self.domain_margins
+        items = pairs.items() if isinstance(pairs, dict) else pairs
+        normal = tuple(sorted((str(d), float(m)) for d, m in items))
+        if normal != pairs:
+            object.__setattr__(self, "domain_margins", normal)
+
+    def margin_for(self, domain: str | None) -> float:
+        """The broken margin of a rule whose source has ``domain``."""
+        if self.domain_margins and domain is not None:
+            for name, margin in self.domain_margins:
+                if name == domain:
+                    return margin
+        return self.margin
 
     def threshold_for(self, corpus: str | None) -> float:
         return self.threshold if self.threshold is not None else threshold_for_corpus(corpus)

@@ -19,6 +19,16 @@ from core.replay.types import ReplayRule, ReplayTrajectory
 # changed corpus alone.
 ENGINE_VERSION = "2"
 
+# Choices added to ``ReplayProfile`` after runs were stored, with the value every earlier run
+# had: a choice at that value is left out of the config, so earlier config hashes stay the same.
+LATER_CHOICES: dict[str, Any] = {
+    "read_failure_class": True,
+    "failure_gate_fallback": False,
+    "recall_scope": "domain",
+    "unscoped_pool": "all",
+    "domain_margins": (),
+}
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
@@ -90,8 +100,7 @@ def build_config(
         if f.name not in ("matcher", "name", "model_id")
         # A choice added later is recorded only when it differs from what runs did before it,
         # so the config hash of every earlier kind of run stays the same.
-        and not (f.name == "read_failure_class" and profile.read_failure_class)
-        and not (f.name == "failure_gate_fallback" and not profile.failure_gate_fallback)
+        and not (f.name in LATER_CHOICES and getattr(profile, f.name) == LATER_CHOICES[f.name])
     }
     return {
         "engine_version": ENGINE_VERSION,

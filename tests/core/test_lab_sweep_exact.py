@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_replay_pruning import TopicEmbed, _outcome_view, _replay_inputs
 
+from core.lab.claims import ClaimDecider, Claims
 from core.lab.scores import ScoredPairs
 from core.lab.settings import Setting, default_grid
 from core.replay.engine import replay
@@ -23,11 +24,14 @@ SETTING = st.builds(
     semantic_floor=st.sampled_from([0.5, 0.62, 0.8]),
     alias_floor=st.sampled_from([0.5, 0.6, 0.65]),
     pool_policy=st.sampled_from([None, "runner", "exclude_first"]),
-    precision_scope=st.sampled_from([None, "same_as_recall", "all", "domain_if_gated"]),
+    precision_scope=st.sampled_from([None, "same_as_recall", "all", "domain_if_gated", "corpus"]),
     broken_evidence=st.sampled_from([None, "score", "lexical"]),
     domain_gate_fallback=st.sampled_from([None, True, False]),
     read_failure_class=st.booleans(),
     failure_gate_fallback=st.booleans(),
+    recall_scope=st.sampled_from([None, "domain", "corpus", "failure_class", "none"]),
+    unscoped_pool=st.sampled_from([None, "all", "corpus", "none"]),
+    domain_margins=st.sampled_from([(), (("git", 0.0),), (("git", 0.3), ("python", 0.02)), (("devops", 0.5),)]),
 )
 
 
@@ -38,11 +42,22 @@ def test_each_setting_decides_what_a_full_replay_with_it_decides(seed: int, chos
     embed = TopicEmbed()
     scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
               for flag in (True, False)}  # once for every setting
+    deciders = {flag: ClaimDecider(s) for flag, s in scored.items()}
     for setting in chosen:
         profile = setting.profile()
         full = replay(rules, trajectories, profile, embed=embed)
         decided = scored[setting.read_failure_class].decide(profile)
         assert _outcome_view(decided) == _outcome_view(full.results), setting.name
+        assert _claims_equal(deciders[setting.read_failure_class].decide(profile), full.results, rules, trajectories)
+
+
+def _claims_equal(claims: Claims, results: list, rules: list, trajectories: list) -> bool:  # type: ignore[type-arg]
+    """The sweep's claims (pairs decided only where a threshold can be reached) are the
+    prevented and broken keys of a full replay."""
+    expected = Claims.from_results(results, {r.key: i for i, r in enumerate(rules)},
+                                   {t.key: j for j, t in enumerate(trajectories)}, len(rules), len(trajectories))
+    return (claims.prevented.tolist() == expected.prevented.tolist()
+            and claims.broken.tolist() == expected.broken.tolist())
 
 
 def test_without_a_model_semantic_settings_decide_as_an_unavailable_semantic_replay() -> None:
@@ -61,10 +76,13 @@ def test_the_default_grid_has_at_least_50_distinct_settings_and_each_replays_ide
               for flag in (True, False)}
     grid = default_grid()
     assert len(grid) >= 50 and len({s.name for s in grid}) == len(grid)
+    deciders = {flag: ClaimDecider(s) for flag, s in scored.items()}
     for setting in grid:
         full = replay(rules, trajectories, setting.profile(), embed=embed)
         decided = scored[setting.read_failure_class].decide(setting.profile())
         assert _outcome_view(decided) == _outcome_view(full.results), setting.name
+        assert _claims_equal(deciders[setting.read_failure_class].decide(setting.profile()), full.results, rules,
+                             trajectories), setting.name
 
 
 def test_a_run_without_failure_class_never_reads_it() -> None:
