@@ -18,8 +18,16 @@ from __future__ import annotations
 
 import pytest
 
-from core.agreement.results import OLD_QUESTION_NOTE, GateResult, UnblindedSummary, compare, gate_state
-from core.domain.agreement import Judgement
+from core.agreement.results import (
+    OLD_QUESTION_NOTE,
+    GateResult,
+    SessionResult,
+    UnblindedSummary,
+    compare,
+    gate_state,
+)
+from core.agreement.scope import scope_agreement, scoped_recall
+from core.domain.agreement import Judgement, SessionInfo
 from core.stats.wilson import Rate
 
 
@@ -143,3 +151,69 @@ def test_unblinded_marks_as_json_carry_the_anchoring_note() -> None:
 def test_the_old_question_note_says_what_was_scored_against_what() -> None:
     assert "'missed' was scored against 'no effect'" in OLD_QUESTION_NOTE
     assert OLD_QUESTION_NOTE.startswith("made before the two questions")
+
+
+# --- a session's result, built from the worked judgements (no store) -----------------------------------
+# One more stratum, x, holds only an abstention: it has no decisive judgement, so no rate.
+WITH_X = [*WORKED, _j("verdict", "x", "pass", "cant_tell", 9)]
+
+
+def _session(strata: dict[str, dict[str, int]], blind: bool = True, question: str = "firing_scope") -> SessionInfo:
+    return SessionInfo(id=4, uid="u-4", name="pilot", run_id=7, run_profile="workbench", run_config_hash="cfg",
+                       run_corpus_hash="corpus", seed=3, target_half_width=0.1, assumed_p=0.85, size=8, blind=blind,
+                       allocation="proportional", min_per_stratum=2, gate=0.8, strata=strata, created_by="lead",
+                       origin="local", created_at="2026-01-01T00:00:00Z", question=question)
+
+
+def _result(session: SessionInfo, judgements: list[Judgement] = WITH_X) -> SessionResult:
+    comparison = compare(judgements, session.gate)
+    return SessionResult(session, None, ("ana",), session.size, {"ana": len(judgements)}, comparison,
+                         {"ana": comparison}, UnblindedSummary(0, 0, 0, 0, Rate.of(0, 0)),
+                         scope_agreement(judgements), scoped_recall(judgements, session.strata))
+
+
+def test_population_weighted_agreement_weighs_each_strata_rate_by_its_population() -> None:
+    # f1 1.0 (population 10), f2 0.0 (30), v 2/3 (60); x has no rate and its 100 are left out:
+    # (10 * 1 + 30 * 0 + 60 * 2/3) / 100 = 0.5.
+    strata = {"f1": {"population": 10}, "f2": {"population": 30}, "v": {"population": 60}, "x": {"population": 100}}
+    assert _result(_session(strata)).population_weighted == pytest.approx(0.5)
+
+
+def test_a_stratum_without_a_population_weighs_nothing() -> None:
+    strata = {"f1": {"population": 10}, "f2": {"sampled": 1}, "v": {"population": 30}}
+    assert _result(_session(strata)).population_weighted == pytest.approx((10 * 1.0 + 30 * 2 / 3) / 40)
+
+
+def test_population_weighted_agreement_is_none_without_populations() -> None:
+    assert _result(_session({})).population_weighted is None
+
+
+def test_a_session_result_as_json() -> None:
+    strata = {"f1": {"population": 10}, "f2": {"population": 30}, "v": {"population": 60}}
+    result = _result(_session(strata))
+    c = result.comparison
+    assert result.blind
+    assert result.to_dict() == {
+        "session": {"id": 4, "uid": "u-4", "name": "pilot", "run_id": 7, "seed": 3, "size": 8, "blind": True,
+                    "allocation": "proportional", "min_per_stratum": 2, "target_half_width": 0.1, "assumed_p": 0.85,
+                    "gate": 0.8, "strata": strata, "created_by": "lead", "created_at": "2026-01-01T00:00:00Z"},
+        "mode": "blind", "question": "firing_scope", "old_question": False, "question_note": None,
+        "reviewer": None, "reviewers": ["ana"], "population_weighted_agreement": 0.5,
+        "progress": {"ana": {"committed": 8, "size": 8}},
+        **c.to_dict(),
+        "per_reviewer": {"ana": c.to_dict()},
+        "unblinded_marks": result.unblinded.to_dict(),
+        "scope": result.scope.to_dict(), "scoped_recall": result.scoped_recall.to_dict(),
+    }
+
+
+def test_an_unblinded_sessions_json_says_so() -> None:
+    result = _result(_session({}, blind=False))
+    assert not result.blind
+    assert result.to_dict()["mode"] == "unblinded session"
+    assert result.to_dict()["population_weighted_agreement"] is None
+
+
+def test_an_old_question_sessions_json_carries_the_note() -> None:
+    out = _result(_session({}, question="single")).to_dict()
+    assert (out["old_question"], out["question_note"]) == (True, OLD_QUESTION_NOTE)
