@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_promotion_every_rule import _judge
+from test_promotion_every_rule import _judge, _store_with_rules
 from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixture)
 
 from core.decisions import DecisionRequest, PromotionError, ReasonRequired, decide
@@ -18,6 +18,7 @@ from core.decisions.service import AcknowledgementRequired, OverrideRequired, Ru
 from core.store.engine import Store
 from core.store.promotion_repo import PromotionRepository
 from core.store.review_repo import ReviewRepository
+from core.store.rule_repo import RuleRepository
 
 FAILS = ("F-1", "F-2", "F-3", "F-4", "F-5", "F-6")
 
@@ -290,3 +291,17 @@ def test_a_supersede_says_by_what(promotion_store: Store) -> None:
                                               successor=successor.promotion.standing_id, reason="replaced"))
     assert outcome.message == f"{standing} superseded by {successor.promotion.standing_id}."
     assert outcome.rule_id == rule
+
+
+def test_a_rule_approved_here_cannot_be_rejected_while_it_stands(promotion_store: Store) -> None:
+    b, rule, standing = _approved(promotion_store)
+    with pytest.raises(PromotionError, match=f"c/r.yaml is the active standing rule {standing}: it cannot be rejected"):
+        decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, reason="changed my mind"))
+
+
+def test_a_retired_imported_standing_rule_may_be_rejected(promotion_store: Store) -> None:
+    _store_with_rules(promotion_store)
+    imported = next(r.id for r in RuleRepository(promotion_store).list_rules() if r.rule_ref == "R-007")
+    decide(promotion_store, DecisionRequest("retire", "ana", rule_id=imported, reason="obsolete"))
+    outcome = decide(promotion_store, DecisionRequest("reject", "ana", rule_id=imported, reason="not useful"))
+    assert outcome.decision is not None and outcome.decision.action == "reject"
