@@ -305,3 +305,56 @@ def test_a_retired_imported_standing_rule_may_be_rejected(promotion_store: Store
     decide(promotion_store, DecisionRequest("retire", "ana", rule_id=imported, reason="obsolete"))
     outcome = decide(promotion_store, DecisionRequest("reject", "ana", rule_id=imported, reason="not useful"))
     assert outcome.decision is not None and outcome.decision.action == "reject"
+
+
+def test_a_reject_citing_a_run_keeps_that_results_verdict_in_its_evidence(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=run, reason="breaks S-1"))
+    assert _last_event(b.store, rule, "reject").after["evidence"] == {
+        "run_id": run, "result_id": b.result_id(run, rule), "verdict": "pass", "reason": "pass",
+        "run_status": "complete"}
+
+
+def test_a_retire_of_an_unknown_standing_rule_is_refused_by_name(promotion_store: Store) -> None:
+    with pytest.raises(PromotionError, match="R-999"):
+        decide(promotion_store, DecisionRequest("retire", "ana", standing_id="R-999", reason="obsolete"))
+
+
+def test_an_imported_standing_rule_is_retired_by_its_standing_id(promotion_store: Store) -> None:
+    _store_with_rules(promotion_store)
+    outcome = decide(promotion_store, DecisionRequest("retire", "ana", standing_id="R-007", reason="obsolete"))
+    assert (outcome.message, outcome.promotion.status if outcome.promotion else None) == (
+        "R-007 retired.", "retired")
+
+
+def test_an_approvals_provenance_names_the_rule_run_and_reviewer(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None
+    prov = outcome.promotion.provenance
+    assert set(prov) == {
+        "source_trajectory", "rule_origin", "rule_kind", "rule_version", "extract_timestamp", "replay_run_id",
+        "replay_result_id", "run_config_hash", "corpus_hash", "evidence_counts", "precision", "recall", "reviewer",
+        "reason", "approved_at"}
+    assert (prov["rule_origin"], prov["rule_kind"], prov["rule_version"]) == ("c/r.yaml", "candidate", 1)
+    assert (prov["replay_run_id"], prov["replay_result_id"]) == (run, b.result_id(run, rule))
+    assert (prov["precision"], prov["recall"]) == (pytest.approx(6 / 8), 0.5)  # 6 prevented, 2 broken
+
+
+SENTENCE = "when git push fails with non-fast-forward, pull --rebase before pushing"
+
+
+def test_an_unsplit_one_sentence_approval_records_the_injection_gate(promotion_store: Store) -> None:
+    b = Builder(promotion_store)
+    b.trajectories("F-1", "F-2")
+    rule = b.rule("expected_rule:F-1", SENTENCE, SENTENCE, kind="expected_rule")
+    run = b.run([(rule, "pass", {"prevented": ["F-1", "F-2"]})])
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="reviewed",
+                                    acknowledge_no_task=True))
+    wording = "trigger and directive are one sentence; it fires at injection on no task"
+    after = _last_event(b.store, rule, "approve").after
+    assert after["gates"]["injection"] == {
+        "state": "fail", "wording": wording, "fired": 0,
+        "proposal": {"trigger": "git push fails with non-fast-forward", "directive": "pull --rebase before pushing"}}
+    assert after["acknowledgement"] == f"ana acknowledged: {wording}"
