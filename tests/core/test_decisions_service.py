@@ -358,3 +358,10 @@ def test_an_unsplit_one_sentence_approval_records_the_injection_gate(promotion_s
         "state": "fail", "wording": wording, "fired": 0,
         "proposal": {"trigger": "git push fails with non-fast-forward", "directive": "pull --rebase before pushing"}}
     assert after["acknowledgement"] == f"ana acknowledged: {wording}"
+
+
+def test_a_decision_without_a_reviewer_is_refused_and_writes_nothing(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    with pytest.raises(ValueError, match=r"a decision \(defer\) needs a reviewer"):
+        decide(b.store, DecisionRequest("defer", "   ", rule_id=rule))
+    assert ReviewRepository(b.store).current(rule) is None
