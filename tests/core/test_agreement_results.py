@@ -7,6 +7,7 @@ from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 
 from core.agreement.results import agreement_gate_for_run, gate_state, session_result
 from core.agreement.session import commit_judgement, create_session
+from core.domain.agreement import SessionInfo
 from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
@@ -128,6 +129,7 @@ def test_the_gate_for_a_run_uses_the_newest_blind_sessions_threshold_and_lists_i
     assert details["sessions"] == [{"id": session.id, "uid": session.uid, "run_id": run_id, "size": 11,
                                     "matched_by": "run"}]
     assert details["gate"]["reason"].startswith("the interval [0.490, 0.943]")
+    assert details["scope"] == session_result(labels_store, session.id).scope.to_dict()
 
 
 def test_a_reviewers_result_counts_only_that_reviewers_judgements(labels_store: Store) -> None:
@@ -156,3 +158,14 @@ def test_a_sessions_unblinded_marks_are_its_runs_only(labels_store: Store) -> No
     marks = session_result(labels_store, session.id).unblinded
     assert (marks.marks, marks.right, marks.wrong, marks.cant_tell) == (3, 1, 1, 1)
     assert (marks.agreement.k, marks.agreement.n) == (1, 2)
+
+
+def test_a_session_without_a_run_has_no_unblinded_marks(labels_store: Store) -> None:
+    # A session imported without its run (run_id None): nothing to look marks up by.
+    info = SessionInfo(id=999, uid="u", name=None, run_id=None, run_profile=None, run_config_hash=None,
+                       run_corpus_hash=None, seed=1, target_half_width=None, assumed_p=0.85, size=0, blind=True,
+                       allocation="proportional", min_per_stratum=2, gate=0.8, strata={}, created_by="lead",
+                       origin="import", created_at="2026-01-01T00:00:00Z")
+    assert session_result(labels_store, info).unblinded.to_dict() == {
+        "marks": 0, "right": 0, "wrong": 0, "cant_tell": 0, "agreement": Rate.of(0, 0).to_dict(),
+        "note": "unblinded: the reviewer saw replay's answer before marking (anchoring inflates agreement)"}
