@@ -365,3 +365,15 @@ def test_a_decision_without_a_reviewer_is_refused_and_writes_nothing(promotion_s
     with pytest.raises(ValueError, match=r"a decision \(defer\) needs a reviewer"):
         decide(b.store, DecisionRequest("defer", "   ", rule_id=rule))
     assert ReviewRepository(b.store).current(rule) is None
+
+
+def test_a_retire_by_standing_id_acts_on_that_promotion_even_if_an_import_shares_its_id(
+    promotion_store: Store,
+) -> None:
+    # An imported standing rule whose reference collides with a promotion made here must not be
+    # adopted (under a fresh id) and retired in its place.
+    b, rule, standing = _approved(promotion_store)
+    imported = b.rule("rules/clash.yaml", "when tests flake", "rerun once", kind="standing", rule_ref=standing)
+    outcome = decide(b.store, DecisionRequest("retire", "ana", standing_id=standing, reason="obsolete"))
+    assert (outcome.rule_id, outcome.message) == (rule, f"{standing} retired.")
+    assert PromotionRepository(b.store).active_for_rule(imported) is None  # not adopted
