@@ -7,6 +7,7 @@ from test_labels_support import labels_store, small_run  # noqa: F401  (fixture)
 
 from core.agreement.results import agreement_gate_for_run, gate_state, session_result
 from core.agreement.session import commit_judgement, create_session
+from core.domain.agreement import SessionInfo
 from core.stats.wilson import Rate
 from core.store.agreement_repo import AgreementRepository
 from core.store.engine import Store
@@ -103,3 +104,68 @@ def test_gate_for_a_run_counts_blind_sessions_of_runs_with_the_same_evidence(lab
     assert state == "pass" and details["sessions"][0]["matched_by"] == "same config and corpus"
     other = small_run(labels_store, config_hash="other")
     assert agreement_gate_for_run(labels_store, other)[1]["sessions"] == []
+
+
+def test_a_run_without_a_blind_session_says_so_in_the_gate(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    state, details = agreement_gate_for_run(labels_store, run_id)
+    assert state == "not enough data"
+    assert details["gate"]["reason"] == "no blind agreement session for this run"
+    assert (details["run_id"], details["threshold"], details["reviewers"]) == (run_id, 0.8, [])
+    assert details["old_question_judgements_not_used"] == 0
+
+
+def test_the_gate_of_an_unknown_run_is_refused(labels_store: Store) -> None:
+    with pytest.raises(LookupError, match="no replay run #999"):
+        agreement_gate_for_run(labels_store, 999)
+
+
+def test_the_gate_for_a_run_uses_the_newest_blind_sessions_threshold_and_lists_it(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3, gate=0.6)
+    judge_everything(labels_store, session.id)
+    state, details = agreement_gate_for_run(labels_store, run_id)
+    assert (state, details["threshold"]) == ("not enough data", 0.6)  # 8/10: [0.490, 0.943] contains 0.6
+    assert details["sessions"] == [{"id": session.id, "uid": session.uid, "run_id": run_id, "size": 11,
+                                    "matched_by": "run"}]
+    assert details["gate"]["reason"].startswith("the interval [0.490, 0.943]")
+    assert details["scope"] == session_result(labels_store, session.id).scope.to_dict()
+
+
+def test_a_reviewers_result_counts_only_that_reviewers_judgements(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    judge_everything(labels_store, session.id)
+    for item in AgreementRepository(labels_store).items_with_answers(session.id)[:4]:
+        commit_judgement(labels_store, item.id, "bo", item.replay_answer)
+    both = session_result(labels_store, session.id)
+    assert (both.reviewers, both.progress, both.comparison.judgements) == (("ana", "bo"), {"ana": 11, "bo": 4}, 15)
+    bo = session_result(labels_store, session.id, reviewer="bo")
+    assert (bo.reviewer, bo.reviewers, bo.progress) == ("bo", ("ana", "bo"), {"bo": 4})
+    assert (bo.comparison.agreement.k, bo.comparison.agreement.n) == (4, 4)
+    assert set(bo.per_reviewer) == {"bo"}
+
+
+def test_a_sessions_unblinded_marks_are_its_runs_only(labels_store: Store) -> None:
+    first, second = small_run(labels_store), small_run(labels_store)
+    session = create_session(labels_store, second, "lead", size=11, seed=3)
+    reviews = ReviewRepository(labels_store)
+    for result in ReplayRepository(labels_store).results(first):
+        reviews.mark("ana", result.id, None, result.verdict, "right", blinded=False)
+    own = ReplayRepository(labels_store).results(second)
+    for result, mark in zip(own, ("right", "wrong", "cant_tell")):
+        reviews.mark("ana", result.id, None, result.verdict, mark, blinded=False)
+    marks = session_result(labels_store, session.id).unblinded
+    assert (marks.marks, marks.right, marks.wrong, marks.cant_tell) == (3, 1, 1, 1)
+    assert (marks.agreement.k, marks.agreement.n) == (1, 2)
+
+
+def test_a_session_without_a_run_has_no_unblinded_marks(labels_store: Store) -> None:
+    # A session imported without its run (run_id None): nothing to look marks up by.
+    info = SessionInfo(id=999, uid="u", name=None, run_id=None, run_profile=None, run_config_hash=None,
+                       run_corpus_hash=None, seed=1, target_half_width=None, assumed_p=0.85, size=0, blind=True,
+                       allocation="proportional", min_per_stratum=2, gate=0.8, strata={}, created_by="lead",
+                       origin="import", created_at="2026-01-01T00:00:00Z")
+    assert session_result(labels_store, info).unblinded.to_dict() == {
+        "marks": 0, "right": 0, "wrong": 0, "cant_tell": 0, "agreement": Rate.of(0, 0).to_dict(),
+        "note": "unblinded: the reviewer saw replay's answer before marking (anchoring inflates agreement)"}

@@ -74,3 +74,54 @@ def test_report_headings_come_from_the_registry(demo_store: Store) -> None:
     for acc in report["extraction_accuracy"].values():
         assert set(acc["floors"]) == set(metric_keys())
         assert [k for k in acc if k in metric_keys()] == list(metric_keys())
+
+
+# The names a reader sees: the labelling table's column labels, the ruler's names and the accuracy
+# table's header tooltips, written out by hand from what each metric measures.
+def test_the_column_labels_each_metric_shows() -> None:
+    assert [m.label for m in EXTRACTION_METRICS] == [
+        "Token F1", "Semantic F1", "Directive F1", "Token agree", "Agreement"]
+
+
+def test_the_names_in_the_rulers_tables() -> None:
+    assert [m.ruler_label for m in EXTRACTION_METRICS] == [
+        "token_f1", "semantic_f1", "directive_f1", "token_agree", "extraction agreement"]
+
+
+def test_a_report_heading_is_the_metrics_json_key() -> None:
+    assert [m.heading for m in EXTRACTION_METRICS] == list(metric_keys())
+
+
+def test_a_mean_metrics_tooltip_says_mean_and_a_model_metric_says_what_shows_without_a_model() -> None:
+    assert metric("token_f1").column_tooltip() == "mean word-overlap F1 of the triggers (surface form)"
+    assert metric("semantic_f1").column_tooltip() == (
+        "mean the matcher's score both ways on the triggers (meaning); — without an embedding model")
+    assert metric("directive_f1").column_tooltip() == (
+        "mean word-overlap F1 of the directives (the 'do' half, surface form)")
+
+
+def test_a_rate_metrics_tooltip_names_its_threshold_and_the_wilson_interval() -> None:
+    assert metric("token_agree").column_tooltip() == (
+        "token_f1 ≥ 0.6 on the trigger: a rate, with the Wilson 95 % interval")
+    assert metric("agreement").column_tooltip() == (
+        "semantic_f1 ≥ 0.6 on the trigger only (J6): a rate, the headline comparator, with the Wilson 95 % interval")
+
+
+def test_token_agreement_counts_a_pair_at_or_above_0_6_only() -> None:
+    # {git, push, rejected} vs {git, push, fails, remote}: overlap 2, F1 = 2*(2/3)(2/4)/(2/3+2/4) = 4/7 < 0.6.
+    below = measure([ExtractionPair("git push rejected", "", "when git push fails remote, pull")])
+    same = measure([ExtractionPair("git push rejected", "", "when git push rejected, pull")])
+    assert below.token_f1 == pytest.approx(4 / 7)
+    assert (below.token_agree.k, same.token_agree.k) == (0, 1)
+
+
+def test_only_the_agreement_rates_are_left_out_of_the_mean_metrics() -> None:
+    from core.metrics.registry import MEAN_METRICS, RATE_METRICS
+
+    assert [m.key for m in MEAN_METRICS] == ["token_f1", "semantic_f1", "directive_f1"]
+    assert [m.key for m in RATE_METRICS] == ["token_agree", "agreement"]
+    assert [m.key for m in RULER_METRICS] == ["token_f1", "semantic_f1", "directive_f1", "agreement"]
+
+
+def test_a_metric_is_found_by_its_key() -> None:
+    assert metric("directive_f1").label == "Directive F1"

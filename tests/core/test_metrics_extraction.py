@@ -6,10 +6,14 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
+from core.matching.profile import REFERENCE_0_3_1_SEMANTIC
 from core.metrics.extraction import (
+    EmbedFn,
+    ExtractionAccuracy,
     ExtractionPair,
     aggregate,
     directive_f1,
@@ -18,7 +22,9 @@ from core.metrics.extraction import (
     score_rule,
     semantic_f1,
     token_f1,
+    tokens,
 )
+from core.stats.wilson import Rate
 
 GIT = "when git push fails with non-fast-forward, pull latest changes before pushing"
 
@@ -123,3 +129,71 @@ def test_matches_reference_oracle(shared_corpus: Path, monkeypatch: pytest.Monke
         assert agg[key] == agg_ref[key], key
     assert agg["agreement"]["value"] == agg_ref["agreement"]  # type: ignore[index]
     assert agg["token_agree"]["value"] == agg_ref["token_agreement"]  # type: ignore[index]
+
+
+# --- the semantic path, with embeddings whose cosine is chosen by the test -----------------------------
+# "zorp blag" and "quux frob" share no token, bigram or alias, so the matcher's lexical part is 0 and
+# its semantic blend is 0.2 * cosine (0.3.1's weights 0.5 / 0.3 / 0.2), raised to 0.70 at a cosine >= 0.62.
+def _fixed_cosine(first: list[float], second: list[float]) -> EmbedFn:
+    """Every call embeds its two texts as these two vectors."""
+    return lambda texts: np.array([first, second])
+
+
+COSINE_0_3 = _fixed_cosine([1.0, 0.0], [0.3, math.sqrt(1 - 0.09)])
+
+
+def test_a_semantic_profile_blends_the_embedding_cosine_into_the_score() -> None:
+    assert semantic_f1("zorp blag", "quux frob", REFERENCE_0_3_1_SEMANTIC, COSINE_0_3) == pytest.approx(0.2 * 0.3)
+
+
+def test_a_cosine_above_one_from_unnormalised_vectors_counts_as_one() -> None:
+    # Clipped: 0.2 * 1 = 0.2, raised to the semantic floor 0.70 (unclipped it would be 0.2 * 4 = 0.8).
+    embed = _fixed_cosine([2.0, 0.0], [2.0, 0.0])
+    assert semantic_f1("zorp blag", "quux frob", REFERENCE_0_3_1_SEMANTIC, embed) == 0.70
+
+
+def test_a_semantic_profile_without_a_model_scores_lexically() -> None:
+    assert semantic_f1("zorp blag", "quux frob", REFERENCE_0_3_1_SEMANTIC, None) == 0.0
+    assert semantic_f1("git push", "git push fails", REFERENCE_0_3_1_SEMANTIC, None) == 1.0
+
+
+def test_a_lexical_profile_never_calls_the_model() -> None:
+    calls: list[list[str]] = []
+
+    def counting(texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        return np.array([[1.0, 0.0], [1.0, 0.0]])
+
+    assert semantic_f1("zorp blag", "quux frob", embed=counting) == 0.0
+    assert calls == []
+
+
+def test_a_blank_side_scores_zero_even_when_the_model_finds_them_alike() -> None:
+    same = _fixed_cosine([1.0, 0.0], [1.0, 0.0])
+    assert semantic_f1("   ", "zorp blag", REFERENCE_0_3_1_SEMANTIC, same) == 0.0
+    assert semantic_f1("zorp blag", " ", REFERENCE_0_3_1_SEMANTIC, same) == 0.0
+
+
+def test_the_metrics_19_stop_words_are_no_tokens() -> None:
+    assert tokens("a an the and or to of in on for with it is be then when before after if") == frozenset()
+    assert tokens("check if it fails") == {"check", "fails"}
+
+
+def test_a_single_letter_is_no_token() -> None:
+    assert tokens("x y push") == {"push"}
+
+
+def test_the_aggregate_as_json_names_each_part_in_the_registry_order() -> None:
+    # The trigger verbatim (both F1s 1); directive {pull, latest, changes} of {pull, latest, changes, pushing}:
+    # P = 1, R = 3/4, F1 = 6/7 = 0.8571.
+    pair = ExtractionPair("git push fails with non-fast-forward", "pull latest changes", GIT)
+    assert measure([pair, ExtractionPair("t", "d", None)]).to_dict() == {
+        "n": 1, "excluded": 1, "token_f1": 1.0, "semantic_f1": 1.0, "directive_f1": 0.8571,
+        "token_agree": Rate.of(1, 1).to_dict(), "agreement": Rate.of(1, 1).to_dict(),
+    }
+
+
+def test_an_aggregate_of_scores_alone_excludes_nothing() -> None:
+    assert aggregate([score_rule("git push", "pull", GIT)]).excluded == 0
+    empty = ExtractionAccuracy(0, None, None, None, Rate.of(0, 0), Rate.of(0, 0))
+    assert empty.excluded == 0

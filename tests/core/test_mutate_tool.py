@@ -52,3 +52,13 @@ def test_every_target_and_equivalent_names_a_real_module() -> None:
         assert (root / module).is_file(), module
         assert all((root / t).is_file() for t in target.tests), module
     assert set(load_equivalents()) <= set(targets)
+
+
+def test_a_targets_selection_goes_to_pytest_and_is_not_taken_for_a_test_path() -> None:
+    from tools.mutate.__main__ import Target
+    from tools.mutate.runner import _core_only
+
+    target = Target("core/x.py", ("tests/core/test_x.py",), "not postgresql")
+    assert target.pytest_args() == ("-k", "not postgresql", "tests/core/test_x.py")
+    assert _core_only(target.pytest_args())
+    assert not _core_only(("-k", "x", "tests/gui/test_y.py"))

@@ -36,8 +36,10 @@ class Outcome:
     status: str  # "killed", "timeout" (counted as killed), "survived"
 
 
-def _core_only(tests: Sequence[str]) -> bool:
-    return all(t.startswith("tests/core/") for t in tests)
+def _core_only(args: Sequence[str]) -> bool:
+    """Only core tests among the pytest arguments (a ``-k`` expression is not a test path)."""
+    paths = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-k")]
+    return all(p.startswith("tests/core/") for p in paths)
 
 
 def _pytest_command(tests: Sequence[str]) -> list[str]:

@@ -1,0 +1,379 @@
+"""decide() (core.decisions.service): what each decision writes, says and refuses, on small built stores.
+
+Complements the promotion and decision-rule tests: the request checks, the evidence a reject
+cites, the run an approval rests on, the wording every surface shows, the audit event's keys
+and the lifecycle (retire / supersede) paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_promotion_every_rule import _judge, _store_with_rules
+from test_promotion_support import Builder, promotion_store  # noqa: F401  (fixture)
+
+from core.decisions import DecisionRequest, PromotionError, ReasonRequired, decide
+from core.decisions.service import AcknowledgementRequired, OverrideRequired, RunNotComplete
+from core.store.engine import Store
+from core.store.promotion_repo import PromotionRepository
+from core.store.review_repo import ReviewRepository
+from core.store.rule_repo import RuleRepository
+
+FAILS = ("F-1", "F-2", "F-3", "F-4", "F-5", "F-6")
+
+
+def _built(store: Store) -> tuple[Builder, int, int]:
+    """One rule that passes on a complete run, six failures prevented, one success broken."""
+    b = Builder(store)
+    b.trajectories(*FAILS)
+    b.trajectories("S-1", "S-2", success=True)
+    rule = b.rule("c/r.yaml", "when the push is rejected", "pull first")
+    run = b.run([(rule, "pass", {"prevented": list(FAILS), "broken": ["S-1", "S-2"]})])
+    return b, rule, run
+
+
+def _last_event(store: Store, rule: int, action: str) -> Any:
+    return [e for e in ReviewRepository(store).rule_audit(rule) if e.action == action][-1]
+
+
+# --- the request --------------------------------------------------------------------------------
+
+def test_an_unknown_action_is_refused(promotion_store: Store) -> None:
+    with pytest.raises(ValueError, match="unknown decision 'promote'"):
+        decide(promotion_store, DecisionRequest("promote", "ana", rule_id=1))
+
+
+def test_an_unknown_surface_is_refused(promotion_store: Store) -> None:
+    with pytest.raises(ValueError, match="unknown surface 'web'"):
+        decide(promotion_store, DecisionRequest("defer", "ana", rule_id=1, via="web"))
+
+
+def test_every_known_surface_may_decide(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    for via in ("review", "promotion", "cli", "api"):
+        decide(b.store, DecisionRequest("defer", "ana", rule_id=rule, via=via))
+        assert _last_event(b.store, rule, "defer").after["via"] == via
+
+
+def test_a_decision_needs_a_rule(promotion_store: Store) -> None:
+    with pytest.raises(ValueError, match="defer needs a rule id"):
+        decide(promotion_store, DecisionRequest("defer", "ana"))
+
+
+def test_a_reject_of_an_unknown_rule_is_refused(promotion_store: Store) -> None:
+    with pytest.raises(PromotionError, match="no rule 999 in this store"):
+        decide(promotion_store, DecisionRequest("reject", "ana", rule_id=999, reason="r"))
+
+
+# --- reject and defer ------------------------------------------------------------------------------
+
+def test_a_reject_says_so_and_hands_back_the_rules_next_version(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, reason="too broad"))
+    assert (outcome.action, outcome.message, outcome.created, outcome.promotion) == (
+        "reject", "c/r.yaml rejected (saved).", False, None)
+    assert outcome.decision is not None and outcome.decision.reason == "too broad"
+    assert outcome.row_version is not None
+    decide(b.store, DecisionRequest("defer", "ana", rule_id=rule, expected_version=outcome.row_version))
+
+
+def test_a_defer_says_deferred(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    assert decide(b.store, DecisionRequest("defer", "ana", rule_id=rule)).message == "c/r.yaml deferred (saved)."
+
+
+def test_a_reject_citing_a_run_keeps_that_runs_evidence(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=run, reason="breaks S-1"))
+    event = _last_event(b.store, rule, "reject")
+    assert event.run_id == run
+    decision = ReviewRepository(b.store).current(rule)
+    assert decision is not None and (decision.action, decision.run_id) == ("reject", run)
+
+
+def test_a_reject_citing_a_run_that_did_not_replay_the_rule_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    other = b.rule("c/other.yaml", "when x", "do y")
+    other_run = b.run([(other, "pass", {"prevented": ["F-1"]})])
+    with pytest.raises(PromotionError, match=f"rule {rule} was not replayed in run #{other_run}"):
+        decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=other_run, reason="r"))
+
+
+def test_a_reject_citing_a_cancelled_run_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    cancelled = b.run([(rule, "fail", {"broken": ["S-1"]})], status="cancelled")
+    with pytest.raises(RunNotComplete, match=f"reject refused: run #{cancelled} is cancelled"):
+        decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=cancelled, reason="r"))
+    assert ReviewRepository(b.store).current(rule) is None
+
+
+def test_a_decision_event_has_the_same_keys_whatever_the_action(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    decide(b.store, DecisionRequest("defer", "ana", rule_id=rule, via="review"))
+    defer = _last_event(b.store, rule, "defer").after
+    assert (defer["via"], defer["gates"], defer["acknowledgement"], defer["override_verdict"]) == (
+        "review", None, None, False)
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                    waivers={"S-1": "log echo", "S-2": "log echo"}, via="cli"))
+    approve = _last_event(b.store, rule, "approve").after
+    assert {"via", "gates", "acknowledgement", "override_verdict"} <= set(approve)
+    assert (approve["via"], approve["acknowledgement"], approve["override_verdict"]) == ("cli", None, False)
+
+
+# --- approval: the run it rests on -----------------------------------------------------------------
+
+def test_an_approval_without_a_run_rests_on_the_newest_complete_one(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    newer = b.run([(rule, "pass", {"prevented": ["F-1"]})])
+    b.run([(rule, "pass", {"prevented": ["F-2"]})], status="cancelled")
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, reason="ok"))
+    assert outcome.promotion is not None and outcome.promotion.provenance["replay_run_id"] == newer
+
+
+def test_an_approval_of_a_rule_never_replayed_completely_is_refused(promotion_store: Store) -> None:
+    b = Builder(promotion_store)
+    b.trajectories("F-1")
+    rule = b.rule("c/r.yaml", "when the push is rejected", "pull first")
+    with pytest.raises(PromotionError, match=f"rule {rule} has no complete replay of its current text"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, reason="ok"))
+
+
+def test_an_approval_on_an_unknown_run_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    with pytest.raises(PromotionError, match="no replay run #999 in this store"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=999, reason="ok"))
+
+
+def test_an_approval_on_a_cancelled_run_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    cancelled = b.run([(rule, "pass", {"prevented": ["F-1"]})], status="cancelled")
+    with pytest.raises(RunNotComplete, match=f"run #{cancelled} is cancelled"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=cancelled, reason="ok"))
+
+
+def test_an_approval_on_a_run_without_the_rule_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    other = b.rule("c/other.yaml", "when x", "do y")
+    other_run = b.run([(other, "pass", {"prevented": ["F-1"]})])
+    with pytest.raises(PromotionError, match=f"rule {rule} was not replayed in run #{other_run}"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=other_run, reason="ok"))
+
+
+# --- approval: waivers, override, gate, wording ------------------------------------------------------
+
+def test_a_waiver_for_a_trajectory_that_is_not_broken_names_the_broken_ones(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    with pytest.raises(PromotionError, match=r"cannot waive F-1: .* \(broken: S-1, S-2\)"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                        waivers={"F-1": "not broken"}))
+
+
+def test_the_message_counts_two_waived_trajectories(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None and outcome.created
+    assert outcome.message == (f"c/r.yaml is now the standing rule {outcome.promotion.standing_id}, approved on "
+                               f"run #{run} (2 broken trajectories waived).")
+
+
+def test_a_reapproval_says_the_evidence_is_the_new_runs(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    ReviewRepository(b.store).record_view("ana", b.result_id(run, rule), b.pks["S-2"])
+    first = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                            waivers={"S-1": "log echo"}))
+    assert first.promotion is not None and first.message.endswith("(1 broken trajectory waived).")
+    again = b.run([(rule, "pass", {"prevented": ["F-1"]})])
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=again, reason="still good"))
+    assert not outcome.created
+    assert outcome.message == (f"{first.promotion.standing_id} re-approved on run #{again}: its evidence snapshot is "
+                               "the new run's.")
+
+
+def test_approving_against_a_failing_verdict_needs_an_override(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    failing = b.run([(rule, "fail", {"prevented": ["F-1"]})])
+    with pytest.raises(OverrideRequired) as refused:
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=failing, reason="ok"))
+    assert refused.value.verdict == "fail"
+    assert PromotionRepository(b.store).active_for_rule(rule) is None
+
+
+def test_an_override_without_a_reason_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    failing = b.run([(rule, "fail", {"prevented": ["F-1"]})])
+    with pytest.raises(ReasonRequired, match=r"overriding replay's verdict \(fail\) needs a written reason"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=failing, override_verdict=True))
+
+
+def test_an_override_with_a_reason_records_the_failed_verdict_gate(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    failing = b.run([(rule, "fail", {"prevented": ["F-1"]})])
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=failing, reason="the fail is noise",
+                                    override_verdict=True))
+    after = _last_event(b.store, rule, "approve").after
+    assert after["override_verdict"] is True
+    assert after["gates"]["verdict"] == {"state": "fail", "verdict": "fail", "reason": "blocked_by_broken"}
+
+
+def test_a_passing_approval_records_the_verdict_and_agreement_gates(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                    waivers={"S-1": "log echo", "S-2": "log echo"}))
+    gates = _last_event(b.store, rule, "approve").after["gates"]
+    assert gates["verdict"] == {"state": "pass", "verdict": "pass", "reason": "pass"}
+    assert set(gates["agreement"]) == {"state", "wording"}
+    assert "injection" not in gates  # a rule with two halves
+
+
+def test_a_failed_agreement_gate_needs_an_acknowledgement_with_its_wording(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    _judge(b.store, run, 3, 21)
+    with pytest.raises(AcknowledgementRequired) as refused:
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                        waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert refused.value.wording and refused.value.wording in str(refused.value)
+    assert PromotionRepository(b.store).active_for_rule(rule) is None
+
+
+def test_an_acknowledged_gate_is_in_the_audit_event_with_the_reviewer(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    _judge(b.store, run, 3, 21)
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="replay checked by hand",
+                                    acknowledge_gate=True, waivers={"S-1": "log echo", "S-2": "log echo"}))
+    after = _last_event(b.store, rule, "approve").after
+    assert after["acknowledgement"] == f"ana acknowledged: {after['gates']['agreement']['wording']}"
+    assert after["gates"]["agreement"]["state"] == "fail"
+
+
+# --- retire and supersede ------------------------------------------------------------------------------
+
+def _approved(store: Store) -> tuple[Builder, int, str]:
+    b, rule, run = _built(store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None
+    return b, rule, outcome.promotion.standing_id
+
+
+def test_a_retire_by_rule_id_finds_its_active_standing_rule(promotion_store: Store) -> None:
+    b, rule, standing = _approved(promotion_store)
+    outcome = decide(b.store, DecisionRequest("retire", "ana", rule_id=rule, reason="obsolete"))
+    assert (outcome.action, outcome.rule_id, outcome.message) == ("retire", rule, f"{standing} retired.")
+    assert outcome.decision is None and outcome.promotion is not None and outcome.promotion.status == "retired"
+
+
+def test_a_retire_names_neither_a_standing_rule_nor_a_rule_is_refused(promotion_store: Store) -> None:
+    with pytest.raises(ValueError, match="retire needs a standing rule id or a rule id"):
+        decide(promotion_store, DecisionRequest("retire", "ana", reason="obsolete"))
+
+
+def test_a_retire_of_a_rule_without_a_standing_rule_is_refused(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    with pytest.raises(PromotionError, match=f"rule {rule} is not an active standing rule; nothing to retire"):
+        decide(b.store, DecisionRequest("retire", "ana", rule_id=rule, reason="obsolete"))
+
+
+def test_a_supersede_needs_the_successor(promotion_store: Store) -> None:
+    b, _rule, standing = _approved(promotion_store)
+    with pytest.raises(ValueError, match="supersede needs the successor's standing id"):
+        decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing, reason="replaced"))
+
+
+def test_a_supersede_says_by_what(promotion_store: Store) -> None:
+    b, rule, standing = _approved(promotion_store)
+    other = b.rule("c/better.yaml", "when the push is rejected twice", "pull and rebase")
+    run = b.run([(other, "pass", {"prevented": ["F-1"]})])
+    successor = decide(b.store, DecisionRequest("approve", "ana", rule_id=other, run_id=run, reason="better"))
+    assert successor.promotion is not None
+    outcome = decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing,
+                                              successor=successor.promotion.standing_id, reason="replaced"))
+    assert outcome.message == f"{standing} superseded by {successor.promotion.standing_id}."
+    assert outcome.rule_id == rule
+
+
+def test_a_rule_approved_here_cannot_be_rejected_while_it_stands(promotion_store: Store) -> None:
+    b, rule, standing = _approved(promotion_store)
+    with pytest.raises(PromotionError, match=f"c/r.yaml is the active standing rule {standing}: it cannot be rejected"):
+        decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, reason="changed my mind"))
+
+
+def test_a_retired_imported_standing_rule_may_be_rejected(promotion_store: Store) -> None:
+    _store_with_rules(promotion_store)
+    imported = next(r.id for r in RuleRepository(promotion_store).list_rules() if r.rule_ref == "R-007")
+    decide(promotion_store, DecisionRequest("retire", "ana", rule_id=imported, reason="obsolete"))
+    outcome = decide(promotion_store, DecisionRequest("reject", "ana", rule_id=imported, reason="not useful"))
+    assert outcome.decision is not None and outcome.decision.action == "reject"
+
+
+def test_a_reject_citing_a_run_keeps_that_results_verdict_in_its_evidence(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=run, reason="breaks S-1"))
+    assert _last_event(b.store, rule, "reject").after["evidence"] == {
+        "run_id": run, "result_id": b.result_id(run, rule), "verdict": "pass", "reason": "pass",
+        "run_status": "complete"}
+
+
+def test_a_retire_of_an_unknown_standing_rule_is_refused_by_name(promotion_store: Store) -> None:
+    with pytest.raises(PromotionError, match="R-999"):
+        decide(promotion_store, DecisionRequest("retire", "ana", standing_id="R-999", reason="obsolete"))
+
+
+def test_an_imported_standing_rule_is_retired_by_its_standing_id(promotion_store: Store) -> None:
+    _store_with_rules(promotion_store)
+    outcome = decide(promotion_store, DecisionRequest("retire", "ana", standing_id="R-007", reason="obsolete"))
+    assert (outcome.message, outcome.promotion.status if outcome.promotion else None) == (
+        "R-007 retired.", "retired")
+
+
+def test_an_approvals_provenance_names_the_rule_run_and_reviewer(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None
+    prov = outcome.promotion.provenance
+    assert set(prov) == {
+        "source_trajectory", "rule_origin", "rule_kind", "rule_version", "extract_timestamp", "replay_run_id",
+        "replay_result_id", "run_config_hash", "corpus_hash", "evidence_counts", "precision", "recall", "reviewer",
+        "reason", "approved_at"}
+    assert (prov["rule_origin"], prov["rule_kind"], prov["rule_version"]) == ("c/r.yaml", "candidate", 1)
+    assert (prov["replay_run_id"], prov["replay_result_id"]) == (run, b.result_id(run, rule))
+    assert (prov["precision"], prov["recall"]) == (pytest.approx(6 / 8), 0.5)  # 6 prevented, 2 broken
+
+
+SENTENCE = "when git push fails with non-fast-forward, pull --rebase before pushing"
+
+
+def test_an_unsplit_one_sentence_approval_records_the_injection_gate(promotion_store: Store) -> None:
+    b = Builder(promotion_store)
+    b.trajectories("F-1", "F-2")
+    rule = b.rule("expected_rule:F-1", SENTENCE, SENTENCE, kind="expected_rule")
+    run = b.run([(rule, "pass", {"prevented": ["F-1", "F-2"]})])
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="reviewed",
+                                    acknowledge_no_task=True))
+    wording = "trigger and directive are one sentence; it fires at injection on no task"
+    after = _last_event(b.store, rule, "approve").after
+    assert after["gates"]["injection"] == {
+        "state": "fail", "wording": wording, "fired": 0,
+        "proposal": {"trigger": "git push fails with non-fast-forward", "directive": "pull --rebase before pushing"}}
+    assert after["acknowledgement"] == f"ana acknowledged: {wording}"
+
+
+def test_a_decision_without_a_reviewer_is_refused_and_writes_nothing(promotion_store: Store) -> None:
+    b, rule, _run = _built(promotion_store)
+    with pytest.raises(ValueError, match=r"a decision \(defer\) needs a reviewer"):
+        decide(b.store, DecisionRequest("defer", "   ", rule_id=rule))
+    assert ReviewRepository(b.store).current(rule) is None
+
+
+def test_a_retire_by_standing_id_acts_on_that_promotion_even_if_an_import_shares_its_id(
+    promotion_store: Store,
+) -> None:
+    # An imported standing rule whose reference collides with a promotion made here must not be
+    # adopted (under a fresh id) and retired in its place.
+    b, rule, standing = _approved(promotion_store)
+    imported = b.rule("rules/clash.yaml", "when tests flake", "rerun once", kind="standing", rule_ref=standing)
+    outcome = decide(b.store, DecisionRequest("retire", "ana", standing_id=standing, reason="obsolete"))
+    assert (outcome.rule_id, outcome.message) == (rule, f"{standing} retired.")
+    assert PromotionRepository(b.store).active_for_rule(imported) is None  # not adopted
