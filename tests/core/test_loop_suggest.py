@@ -40,6 +40,9 @@ class _Server:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # Handler threads are joined on close: a thread left behind (the slow reply of the
+        # timeout test) would keep later tests' replays from forking workers (parallel.fork_is_safe).
+        self.httpd.daemon_threads = False
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
@@ -49,7 +52,8 @@ class _Server:
 
     def close(self) -> None:
         self.httpd.shutdown()
-        self.httpd.server_close()
+        self.httpd.server_close()  # joins the handler threads (daemon_threads is False)
+        self.thread.join()
 
 
 def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes) -> None:
