@@ -127,7 +127,8 @@ class Setting:
         return tuple(fields)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, **asdict(self)}
+        """Plain JSON data: what ``report.json`` keeps reads back equal (pairs as lists, not tuples)."""
+        return {"name": self.name, **asdict(self), "domain_margins": [list(p) for p in self.domain_margins]}
 
 
 REFERENCE_SEMANTIC = Setting(base="reference-0.3.1", semantic=True)
