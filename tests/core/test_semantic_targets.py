@@ -3,6 +3,7 @@ trajectory's error texts as options, the 0.3.1 default untouched (docs/matcher.m
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -16,6 +17,7 @@ from core.matching.semantic import semantic_pairs
 from core.matching.views import TrajectoryViews
 from core.replay.engine import replay
 from core.replay.inputs import trajectory_from_record
+from core.replay.profile_codec import ProfileFormatError, profile_from_dict, profile_to_dict
 from core.replay.types import ReplayRule
 
 RECORD = {"trajectory_id": "G-1", "task": "Ship the release", "success": False, "domain": "git",
@@ -98,3 +100,18 @@ def test_the_default_target_keeps_earlier_setting_names_and_pair_score_keys() ->
     other = ScoredPairs.build(rules, trajectories, embed=embed, semantic_target=SemanticTarget.CONDITION_VS_ERRORS)
     assert default.key == explicit.key != other.key
     assert "embed=" not in Setting().name and "embed=haystack" in Setting(semantic_target="haystack").name
+
+
+def test_a_profile_that_embeds_the_condition_round_trips_through_the_stored_profile_json() -> None:
+    profile = Setting(read_failure_class=False, failure_gate_fallback=True,
+                      semantic_target="condition_vs_haystack").profile("all-MiniLM-L6-v2")
+    back = profile_from_dict(json.loads(json.dumps(profile_to_dict(profile))))
+    assert back.matcher == profile.matcher
+    assert back.matcher.semantic_target is SemanticTarget.CONDITION_VS_HAYSTACK
+
+
+def test_a_stored_profile_naming_an_unknown_target_is_refused_in_one_line() -> None:
+    data = profile_to_dict(Setting().profile())
+    data["matcher"]["semantic_target"] = "telepathy"
+    with pytest.raises(ProfileFormatError, match="semantic_target.*telepathy"):
+        profile_from_dict(data)
