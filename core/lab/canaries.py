@@ -17,6 +17,7 @@ from typing import Any
 
 from core.lab.scores import EmbedFn, ScoredPairs
 from core.lab.settings import Setting
+from core.matching.profile import SemanticTarget
 from core.replay.inputs import trajectory_from_record
 from core.replay.types import ReplayRule
 
@@ -58,14 +59,14 @@ class CanaryBench:
         self.rules = [ReplayRule(key=f"canary:{i}", trigger=c.trigger) for i, c in enumerate(canaries)]
         self.trajectories = [trajectory_from_record(i, dict(c.record), "lab/canaries")
                              for i, c in enumerate(canaries)]
-        self.scored: dict[bool, ScoredPairs] = {}
+        self.scored: dict[tuple[bool, SemanticTarget], ScoredPairs] = {}
 
     def check(self, setting: Setting) -> CanaryVerdict:
-        reads = setting.read_failure_class
-        if reads not in self.scored:
-            self.scored[reads] = ScoredPairs.build(self.rules, self.trajectories, embed=self.embed,
-                                                   read_failure_class=reads)
-        results = self.scored[reads].decide(setting.profile())
+        scoring = setting.scoring
+        if scoring not in self.scored:
+            self.scored[scoring] = ScoredPairs.build(self.rules, self.trajectories, embed=self.embed,
+                                                     read_failure_class=scoring[0], semantic_target=scoring[1])
+        results = self.scored[scoring].decide(setting.profile())
         blind, misses = [], []
         for i, (canary, result) in enumerate(zip(self.canaries, results)):
             prevents = i in result.prevented

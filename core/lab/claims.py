@@ -112,9 +112,7 @@ class ClaimDecider:
 
     def decide(self, profile: ReplayProfile) -> Claims:
         s = self.scored
-        if profile.read_failure_class != s.read_failure_class:
-            raise ValueError("these pair scores were made with read_failure_class="
-                             f"{s.read_failure_class}; the profile asks for {profile.read_failure_class}")
+        s.check_profile(profile)
         n_rules, n_traj = len(s.rules), len(s.trajectories)
         semantic = profile.semantic and s.cosine is not None
         matcher = mb.matcher_profile(profile.matcher, semantic=semantic)

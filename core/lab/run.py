@@ -24,6 +24,7 @@ from core.lab.scores import EmbedFn, ScoredPairs
 from core.lab.settings import REFERENCE_SEMANTIC, WORKBENCH_DEFAULT, Setting, default_grid
 from core.lab.split import DEFAULT_HELD_BACK, DEFAULT_SEED, Split, group_split, rule_groups
 from core.lab.truths import ReviewerJudgement, Truth, expected_rule_truth, failure_class_proxy, reviewer_truth
+from core.matching.profile import SemanticTarget
 from core.replay.types import ReplayRule, ReplayTrajectory
 
 PARTS = ("tuning", "held_back", "all")
@@ -113,17 +114,22 @@ def run_lab(
         scored = ScoredPairs.build(rules, trajectories, embed=embed,
                                    progress=(lambda d, t: progress("scoring", d, t)) if progress else None)
     seconds["scoring"] = time.perf_counter() - started
-    by_flag = {scored.read_failure_class: ClaimDecider(scored)}
+    by_flag = {(scored.read_failure_class, scored.semantic_target): ClaimDecider(scored)}
 
-    def scorer(read_failure_class: bool) -> ClaimDecider:
-        """Settings that withhold failure_class need their own scores (other views), made once."""
-        if read_failure_class not in by_flag:
+    def scorer(scoring: tuple[bool, SemanticTarget]) -> ClaimDecider:
+        """Settings that withhold failure_class (other views) or embed other texts (other cosines)
+        need their own scores, made once per kind (``Setting.scoring``)."""
+        if scoring not in by_flag:
             began = time.perf_counter()
-            by_flag[read_failure_class] = ClaimDecider(ScoredPairs.build(
+            read_failure_class, target = scoring
+            by_flag[scoring] = ClaimDecider(ScoredPairs.build(
                 scored.rules, scored.trajectories, embed=embed if scored.cosine is not None else None,
-                read_failure_class=read_failure_class))
-            seconds["scoring_without_failure_class"] = time.perf_counter() - began
-        return by_flag[read_failure_class]
+                read_failure_class=read_failure_class, semantic_target=target))
+            label = "scoring" + ("" if read_failure_class else "_without_failure_class")
+            if target is not SemanticTarget.SIGNATURE_THEN_CLASSFREE:
+                label += f"_embed_{target.value}"
+            seconds[label] = time.perf_counter() - began
+        return by_flag[scoring]
 
     truths = {t.name: t for t in (failure_class_proxy(scored.rules, scored.trajectories),
                                   expected_rule_truth(scored.rules, scored.trajectories),
@@ -140,7 +146,7 @@ def run_lab(
     for done, setting in enumerate(settings, 1):
         if cancel is not None and cancel.is_set():
             raise LabCancelled()
-        claims = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
+        claims = scorer(setting.scoring).decide(setting.profile(scored.model_id))
         readouts[setting.name] = {
             name: reader.read_parts(claims, truth, {"tuning": splits[name].tuning, "held_back": splits[name].held_back,
                                                     "all": truth.rules})
@@ -157,17 +163,17 @@ def run_lab(
                      scored.pairs, seconds, per_domain)
 
 
-def _per_domain(scorer: Callable[[bool], ClaimDecider], settings: Sequence[Setting], truths: dict[str, Truth],
-                choices: dict[str, Choice], reader: Reader) -> dict[str, dict[str, dict[str, ReadOut]]]:
+def _per_domain(scorer: Callable[[tuple[bool, SemanticTarget]], ClaimDecider], settings: Sequence[Setting],
+                truths: dict[str, Truth], choices: dict[str, Choice], reader: Reader) -> dict[str, dict[str, dict[str, ReadOut]]]:
     """The reference, the Workbench default and each chosen setting, per source domain of the rules."""
     by_name = {s.name: s for s in settings}
     wanted = [REFERENCE_SEMANTIC.name, WORKBENCH_DEFAULT.name] + [c.chosen for c in choices.values() if c.chosen]
-    scored = scorer(True).scored
+    scored = scorer((True, SemanticTarget.SIGNATURE_THEN_CLASSFREE)).scored
     domain_of = {r.key: r.domain or "(no domain)" for r in scored.rules}
     out: dict[str, dict[str, dict[str, ReadOut]]] = {}
     for name in dict.fromkeys(w for w in wanted if w in by_name):
         setting = by_name[name]
-        results = scorer(setting.read_failure_class).decide(setting.profile(scored.model_id))
+        results = scorer(setting.scoring).decide(setting.profile(scored.model_id))
         for truth_name, truth in truths.items():
             if truth.empty:
                 continue

@@ -13,20 +13,21 @@ semantic blend weight (``semantic_embed_weight``) and the semantic floor (cosine
 the alias-token and alias-phrase floors, semantic on/off, and every ``ReplayProfile`` choice
 (recall pool policy, precision scope, broken evidence, domain-gate fallback). What needs a
 new score (and so a new ``ScoredPairs``): the lexical weights, the alias weight inside
-token F1, the view cap, the distinctive-phrase length, ``include_input``, another model.
+token F1, the view cap, the distinctive-phrase length, ``include_input``, another model, which
+texts are embedded (``MatcherProfile.semantic_target``: one ``ScoredPairs`` per target).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from core.matching.batch import compose_scores, score_matrix
-from core.matching.profile import MatcherProfile
+from core.matching.profile import MatcherProfile, SemanticTarget
 from core.matching.rule import prepare_rule
 from core.replay import engine
 from core.replay import matcher_bridge as mb
@@ -66,6 +67,7 @@ class ScoredPairs:
     context_matched: np.ndarray
     context_total: np.ndarray
     read_failure_class: bool = True  # False: scored on the trajectories without failure_class
+    semantic_target: SemanticTarget = SemanticTarget.SIGNATURE_THEN_CLASSFREE  # what was embedded
     _composed: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False)
     _lexical_pairs: np.ndarray | None = field(default=None, repr=False)  # [R, T] bool, core.lab.claims
@@ -75,14 +77,19 @@ class ScoredPairs:
         cls, rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory],
         matcher: MatcherProfile | None = None, embed: EmbedFn | None = None,
         progress: Callable[[int, int], None] | None = None, read_failure_class: bool = True,
+        semantic_target: SemanticTarget | None = None,
     ) -> ScoredPairs:
         """Score every pair once. ``matcher`` fixes what a sweep cannot change (see the module
         doc); ``embed`` (texts -> unit vectors) gives the cosines, None leaves them out;
         ``read_failure_class=False`` scores what a profile that withholds the label sees
-        (``trajectories`` stay the originals: truths and read-outs need the labels)."""
+        (``trajectories`` stay the originals: truths and read-outs need the labels);
+        ``semantic_target`` (None: the matcher's) says which texts are embedded: it changes the
+        cosines, so each target needs its own pair scores."""
         rules, trajectories = list(rules), list(trajectories)
         seen = trajectories if read_failure_class else engine.withhold_failure_class(trajectories)
         base = mb.matcher_profile(matcher, semantic=embed is not None)
+        if semantic_target is not None:
+            base = replace(base, semantic_target=semantic_target)
         model_id = getattr(embed, "model_id", None) if embed is not None else None
         views, view_index, index, recovery, codes = engine.build_trajectory_side(seen, base, None, None)
         ensure_scope_columns(index, seen)
@@ -114,8 +121,10 @@ class ScoredPairs:
             return np.concatenate(parts[name]) if name in parts else np.zeros(shape, dtype=dtype)
 
         preps = [prepare_rule(t) for t in texts]
-        key = hashlib.sha256("\n".join((corpus_hash(trajectories), rules_hash(rules), model_id or "",
-                                         str(read_failure_class))).encode())
+        identity = [corpus_hash(trajectories), rules_hash(rules), model_id or "", str(read_failure_class)]
+        if base.semantic_target is not SemanticTarget.SIGNATURE_THEN_CLASSFREE:  # earlier keys unchanged
+            identity.append(base.semantic_target.value)
+        key = hashlib.sha256("\n".join(identity).encode())
         pair = (n_rules, n_traj)
         return cls(
             rules=rules, trajectories=trajectories, model_id=model_id, key=key.hexdigest(), index=index,
@@ -131,6 +140,7 @@ class ScoredPairs:
             domain_conflict=stacked("domain_conflict", pair, bool),
             context_matched=stacked("context_matched", pair, np.int32),
             context_total=stacked("context_total", (n_rules,), np.int32), read_failure_class=read_failure_class,
+            semantic_target=base.semantic_target,
         )
 
     @property
@@ -156,11 +166,19 @@ class ScoredPairs:
         self._composed[cache_key] = (score, blend, floor)
         return score, blend, floor
 
-    def decide(self, profile: ReplayProfile) -> list[RuleResult]:
-        """What ``replay(rules, trajectories, profile, embed=...)`` decides, rule by rule."""
+    def check_profile(self, profile: ReplayProfile) -> None:
+        """Refuse a profile these scores were not made for (another view or another embedding)."""
         if profile.read_failure_class != self.read_failure_class:
             raise ValueError("these pair scores were made with read_failure_class="
                              f"{self.read_failure_class}; the profile asks for {profile.read_failure_class}")
+        target = mb.matcher_profile(profile.matcher, semantic=True).semantic_target
+        if self.cosine is not None and profile.semantic and target is not self.semantic_target:
+            raise ValueError(f"these pair scores embed {self.semantic_target.value}; the profile asks for "
+                             f"{target.value}")
+
+    def decide(self, profile: ReplayProfile) -> list[RuleResult]:
+        """What ``replay(rules, trajectories, profile, embed=...)`` decides, rule by rule."""
+        self.check_profile(profile)
         semantic = profile.semantic and self.cosine is not None
         matcher = mb.matcher_profile(profile.matcher, semantic=semantic)
         score, blend, floor = self.compose(matcher, semantic)

@@ -4,8 +4,8 @@ Only knobs that ``ScoredPairs.decide`` (and ``core.lab.claims``) re-apply exactl
 core/lab/scores.py): thresholds and margins (flat, per corpus, per domain), the semantic weight
 and floor, the alias floor, the recall pool's policy and scope (domain, source corpus, failure
 class, none), what a rule without a domain falls back to, the precision scope, broken evidence,
-the domain gates, and withholding failure_class. Not swept: the lexical weights and the alias
-weight inside token F1, which change the scored parts themselves.
+the domain gates, withholding failure_class, and what is embedded (``semantic_target``: its own
+``ScoredPairs`` per target). Not swept: the lexical weights and the alias weight inside token F1.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.matching.profile import REFERENCE_0_3_1 as MATCHER_REFERENCE
+from core.matching.profile import SemanticTarget
 from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH, ReplayProfile
 
 #: Fields of a record that every matcher setting reads, and where (docs/lab.md "No circular truth").
@@ -46,6 +47,8 @@ class Setting:
     recall_scope: str | None = None  # None: the base's (domain); corpus | failure_class | none
     unscoped_pool: str | None = None  # None: the base's (all); corpus | none (a rule without a domain)
     domain_margins: tuple[tuple[str, float], ...] = ()  # (domain, margin): a margin per source domain
+    #: what is embedded (a ``SemanticTarget`` value): another target is another ``ScoredPairs``
+    semantic_target: str = SemanticTarget.SIGNATURE_THEN_CLASSFREE.value
 
     @property
     def name(self) -> str:
@@ -57,6 +60,8 @@ class Setting:
             parts.append("failure-gate=domain")
         if self.semantic:
             parts += [f"w={self.semantic_weight:.2f}", f"cos>={self.semantic_floor:.2f}"]
+            if self.semantic_target != SemanticTarget.SIGNATURE_THEN_CLASSFREE.value:
+                parts.append(f"embed={self.semantic_target}")
         parts.append(f"alias={self.alias_floor:.2f}")
         for label, value in (("pool", self.pool_policy), ("prec", self.precision_scope),
                              ("broken", self.broken_evidence), ("gate", self.domain_gate_fallback),
@@ -72,7 +77,8 @@ class Setting:
         base = WORKBENCH if self.base == "workbench" else REFERENCE_0_3_1
         matcher = replace(MATCHER_REFERENCE, name=f"lab:{self.name}", semantic=self.semantic,
                           semantic_embed_weight=self.semantic_weight, semantic_floor=self.semantic_floor,
-                          alias_token_floor=self.alias_floor)
+                          alias_token_floor=self.alias_floor,
+                          semantic_target=SemanticTarget(self.semantic_target))
         changes: dict[str, Any] = {"name": f"lab:{self.name}", "semantic": self.semantic,
                                    "threshold": self.threshold, "margin": self.margin, "matcher": matcher,
                                    "model_id": model_id, "read_failure_class": self.read_failure_class,
@@ -85,6 +91,13 @@ class Setting:
             if value is not None:
                 changes[name] = value
         return base.with_(**changes)
+
+    @property
+    def scoring(self) -> tuple[bool, SemanticTarget]:
+        """Which ``ScoredPairs`` decides this setting: (reads failure_class, what is embedded;
+        a lexical setting embeds nothing, so any target's scores decide it alike)."""
+        target = SemanticTarget(self.semantic_target) if self.semantic else SemanticTarget.SIGNATURE_THEN_CLASSFREE
+        return self.read_failure_class, target
 
     def reads(self) -> tuple[str, ...]:
         """The record fields this setting scopes, filters or scores by."""
@@ -114,7 +127,8 @@ class Setting:
         return tuple(fields)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, **asdict(self)}
+        """Plain JSON data: what ``report.json`` keeps reads back equal (pairs as lists, not tuples)."""
+        return {"name": self.name, **asdict(self), "domain_margins": [list(p) for p in self.domain_margins]}
 
 
 REFERENCE_SEMANTIC = Setting(base="reference-0.3.1", semantic=True)
@@ -172,7 +186,29 @@ def default_grid() -> list[Setting]:
     grid.append(Setting(precision_scope="corpus"))
     for margins in ((("git", 0.20),), (("git", 0.05),), (("browser", 0.05), ("git", 0.20))):
         grid.append(Setting(domain_margins=margins))
+    grid += embedding_grid()
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)
     return list(unique.values())
+
+
+def embedding_grid() -> list[Setting]:
+    """What is embedded (``MatcherProfile.semantic_target``, issue 26), with failure_class withheld
+    and a failure gate on the domain field (the settings the proxy may choose), on both bases:
+    each target at the 0.62 floor with the alias floor 0.50 and precision same as recall (the best
+    label-free choices of the earlier search), the two haystack targets also at floors 0.55 / 0.58 /
+    0.65, the per-corpus and a flat 0.60 threshold; and the label-reading twin of each target
+    (circular for the proxy, choosable under expected_rule)."""
+    grid: list[Setting] = []
+    targets = [t.value for t in SemanticTarget if t is not SemanticTarget.SIGNATURE_THEN_CLASSFREE]
+    for target, base in itertools.product(targets, ("reference-0.3.1", "workbench")):
+        for threshold in (None, 0.6):
+            grid.append(Setting(base=base, threshold=threshold, alias_floor=0.5, precision_scope="same_as_recall",
+                                read_failure_class=False, failure_gate_fallback=True, semantic_target=target))
+        grid.append(Setting(base=base, semantic_target=target))
+    for target, floor in itertools.product(("haystack", "condition_vs_haystack"), (0.55, 0.58, 0.65)):
+        grid.append(Setting(base="reference-0.3.1", semantic_floor=floor, alias_floor=0.5,
+                            precision_scope="same_as_recall", read_failure_class=False, failure_gate_fallback=True,
+                            semantic_target=target))
+    return grid

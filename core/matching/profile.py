@@ -14,12 +14,43 @@ __all__ = ["AliasPhraseMode", "MatcherProfile", "REFERENCE_0_3_1", "REFERENCE_0_
 
 
 class SemanticTarget(str, Enum):
-    """Which trajectory text the trigger is embedded against."""
+    """Which texts are embedded for the semantic blend: the rule side and the trajectory side.
+
+    The first two embed the whole normalised trigger. The ``CONDITION_*`` and ``*_VS_ERRORS``
+    targets (issue 26) change what is embedded so that a rule meets a trajectory on the failure
+    itself rather than on the ``failure_class`` label's restatement of it (docs/lab.md): the
+    rule's *condition* is its trigger before the first comma ("when git push fails with
+    non-fast-forward" of "when git push fails with non-fast-forward, pull before pushing"; the
+    whole trigger when it has no comma), without the directive that no failure text contains;
+    the trajectory's *errors* E are its steps' error texts only, without the failure point and
+    the class label (S, or H when S is empty, for a trajectory without an error text).
+    """
 
     #: 0.3.1: S (or H when S is empty), then the max with S⁻ when S⁻ is non-empty and != S.
     SIGNATURE_THEN_CLASSFREE = "signature_then_classfree"
     #: 0.3.0: the whole haystack H only.
     HAYSTACK = "haystack"
+    #: The rule's condition against what 0.3.1 embeds (S or H, max with S⁻).
+    CONDITION_VS_SIGNATURE = "condition_vs_signature"
+    #: The rule's condition against the steps' error texts E (S or H when there is none).
+    CONDITION_VS_ERRORS = "condition_vs_errors"
+    #: The whole trigger against E (S or H when there is none).
+    TRIGGER_VS_ERRORS = "trigger_vs_errors"
+    #: The rule's condition against the whole haystack H (0.3.0's trajectory side).
+    CONDITION_VS_HAYSTACK = "condition_vs_haystack"
+
+    @property
+    def embeds_condition(self) -> bool:
+        return self in (SemanticTarget.CONDITION_VS_SIGNATURE, SemanticTarget.CONDITION_VS_ERRORS,
+                        SemanticTarget.CONDITION_VS_HAYSTACK)
+
+    @property
+    def embeds_haystack(self) -> bool:
+        return self in (SemanticTarget.HAYSTACK, SemanticTarget.CONDITION_VS_HAYSTACK)
+
+    @property
+    def embeds_errors(self) -> bool:
+        return self in (SemanticTarget.CONDITION_VS_ERRORS, SemanticTarget.TRIGGER_VS_ERRORS)
 
 
 class AliasPhraseMode(str, Enum):

@@ -8,7 +8,7 @@ from functools import lru_cache
 from core.matching.tables import ALIASES, DISTINCTIVE_PHRASES, GENERIC_WORDS
 from core.matching.text import bigrams, content_tokens, normalize, ordered_content_tokens
 
-__all__ = ["PreparedRule", "RuleText", "prepare_rule"]
+__all__ = ["PreparedRule", "RuleText", "condition_of", "prepare_rule"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,12 @@ def prepare_rule(rule: RuleText) -> PreparedRule:
         signature_norm=sig_norm,
         signature_tokens=sig_tokens,
     )
+
+
+def condition_of(trigger: str) -> str:
+    """The rule's condition, normalised: its trigger before the first comma ("when git push
+    fails with non-fast-forward" of "when git push fails with non-fast-forward, pull latest
+    changes before pushing"), the whole trigger when there is no comma or nothing before it.
+    The directive after the comma names the fix, which no failure's text contains."""
+    head = (trigger or "").split(",", 1)[0]
+    return normalize(head) or normalize(trigger or "")

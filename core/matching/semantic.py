@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.matching.profile import REFERENCE_0_3_1, MatcherProfile, SemanticTarget
-from core.matching.rule import RuleText, prepare_rule
+from core.matching.profile import REFERENCE_0_3_1, MatcherProfile
+from core.matching.rule import RuleText, condition_of, prepare_rule
 from core.matching.text import embedding_key
 from core.matching.views import TrajectoryViews
 
@@ -30,13 +30,24 @@ def semantic_pairs(
     """``(trigger_texts[R], primary_texts[T], secondary_texts[T])``: the exact strings the
     reference hands its embedder. A blank trigger (never embedded by the reference, its
     score is 0 anyway) gives ``""``. ``secondary`` is None where no second cosine is taken.
+    ``profile.semantic_target`` says which texts (``SemanticTarget``); the default is 0.3.1's.
     """
-    triggers = [embedding_key(prepare_rule(rule).norm_trigger) for rule in rules]
+    target = profile.semantic_target
+    if target.embeds_condition:  # blank triggers stay blank (cosine 0, as the reference's)
+        triggers = [embedding_key(condition_of(rule.trigger)) if not prepare_rule(rule).blank else ""
+                    for rule in rules]
+    else:
+        triggers = [embedding_key(prepare_rule(rule).norm_trigger) for rule in rules]
     primary: list[str] = []
     secondary: list[str | None] = []
     for view in views:
-        if profile.semantic_target is SemanticTarget.HAYSTACK:
+        if target.embeds_haystack:
             primary.append(embedding_key(view.haystack))
+            secondary.append(None)
+            continue
+        errors = view.error_text if target.embeds_errors else ""
+        if errors:  # the failure itself, without the point and the label
+            primary.append(embedding_key(errors))
             secondary.append(None)
             continue
         primary.append(embedding_key(view.signature or view.haystack))

@@ -174,6 +174,12 @@ class TrajectoryViews:
         return self.signature_sources[0][1] if self.signature_sources[:1] and \
             self.signature_sources[0][0] == "failure_point" else None
 
+    @property
+    def error_text(self) -> str:
+        """The steps' error texts E alone, normalised and joined (no failure point, no class
+        label): what ``SemanticTarget.*_VS_ERRORS`` embeds. ``""`` when no step has one."""
+        return _join(tuple(s for s in self.classfree_sources if s[0] != "failure_point"))
+
     def view_text(self, view: str) -> str:
         return {
             "haystack": self.haystack,

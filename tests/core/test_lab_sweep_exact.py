@@ -10,6 +10,7 @@ from test_replay_pruning import TopicEmbed, _outcome_view, _replay_inputs
 from core.lab.claims import ClaimDecider, Claims
 from core.lab.scores import ScoredPairs
 from core.lab.settings import Setting, default_grid
+from core.matching.profile import SemanticTarget
 from core.replay.engine import replay
 from core.replay.inputs import trajectory_from_record
 from core.replay.types import ReplayRule
@@ -32,6 +33,7 @@ SETTING = st.builds(
     recall_scope=st.sampled_from([None, "domain", "corpus", "failure_class", "none"]),
     unscoped_pool=st.sampled_from([None, "all", "corpus", "none"]),
     domain_margins=st.sampled_from([(), (("git", 0.0),), (("git", 0.3), ("python", 0.02)), (("devops", 0.5),)]),
+    semantic_target=st.sampled_from([t.value for t in SemanticTarget]),
 )
 
 
@@ -40,15 +42,22 @@ SETTING = st.builds(
 def test_each_setting_decides_what_a_full_replay_with_it_decides(seed: int, chosen: list[Setting]) -> None:
     rules, trajectories = _replay_inputs(seed)
     embed = TopicEmbed()
-    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
-              for flag in (True, False)}  # once for every setting
-    deciders = {flag: ClaimDecider(s) for flag, s in scored.items()}
+    scored = _scored_by_kind(rules, trajectories, embed, chosen)  # once per kind of scores, for every setting
+    deciders = {kind: ClaimDecider(s) for kind, s in scored.items()}
     for setting in chosen:
         profile = setting.profile()
         full = replay(rules, trajectories, profile, embed=embed)
-        decided = scored[setting.read_failure_class].decide(profile)
+        decided = scored[setting.scoring].decide(profile)
         assert _outcome_view(decided) == _outcome_view(full.results), setting.name
-        assert _claims_equal(deciders[setting.read_failure_class].decide(profile), full.results, rules, trajectories)
+        assert _claims_equal(deciders[setting.scoring].decide(profile), full.results, rules, trajectories)
+
+
+def _scored_by_kind(rules: list, trajectories: list, embed: TopicEmbed,  # type: ignore[type-arg]
+                    chosen: list[Setting]) -> dict[tuple[bool, SemanticTarget], ScoredPairs]:
+    """One ``ScoredPairs`` per (reads failure_class, what is embedded) the settings need, as the lab makes them."""
+    return {kind: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=kind[0],
+                                    semantic_target=kind[1])
+            for kind in dict.fromkeys(s.scoring for s in chosen)}
 
 
 def _claims_equal(claims: Claims, results: list, rules: list, trajectories: list) -> bool:  # type: ignore[type-arg]
@@ -72,16 +81,15 @@ def test_without_a_model_semantic_settings_decide_as_an_unavailable_semantic_rep
 def test_the_default_grid_has_at_least_50_distinct_settings_and_each_replays_identically() -> None:
     rules, trajectories = _replay_inputs(3)
     embed = TopicEmbed()
-    scored = {flag: ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=flag)
-              for flag in (True, False)}
     grid = default_grid()
     assert len(grid) >= 50 and len({s.name for s in grid}) == len(grid)
-    deciders = {flag: ClaimDecider(s) for flag, s in scored.items()}
+    scored = _scored_by_kind(rules, trajectories, embed, grid)
+    deciders = {kind: ClaimDecider(s) for kind, s in scored.items()}
     for setting in grid:
         full = replay(rules, trajectories, setting.profile(), embed=embed)
-        decided = scored[setting.read_failure_class].decide(setting.profile())
+        decided = scored[setting.scoring].decide(setting.profile())
         assert _outcome_view(decided) == _outcome_view(full.results), setting.name
-        assert _claims_equal(deciders[setting.read_failure_class].decide(setting.profile()), full.results, rules,
+        assert _claims_equal(deciders[setting.scoring].decide(setting.profile()), full.results, rules,
                              trajectories), setting.name
 
 
