@@ -10,7 +10,7 @@ kind ``agreement`` (a new session, a judgement: the last one ends the hiding).
 "Show evidence anyway" (the evidence board's button) reveals one rule for this window and is
 recorded in the store (``record_early_reveal``: an audit event per unfinished blind session
 holding it), so that the judgements of that rule made afterwards are reported apart in the
-session's results. The rules table, the board and the strip follow ``changed``.
+session's results. The rules table, the board, the strip and the Promotion tab follow ``changed``.
 """
 
 from __future__ import annotations
@@ -105,3 +105,11 @@ def install_blind_guard(window: Any) -> BlindGuard:
     guard.changed.connect(window.review.blind_changed)
     QTimer.singleShot(0, window, guard.refresh)
     return guard
+
+
+def watch_promotion(guard: BlindGuard, panel: Any) -> None:
+    """The Promotion tab hides the same rules' verdict, gates and queue group, refuses deciding
+    them there, and offers the same recorded "Show evidence anyway" (``PromotionPanel.blind_changed``)."""
+    panel.blind = guard
+    guard.changed.connect(panel.blind_changed)
+    panel.blind_changed()
