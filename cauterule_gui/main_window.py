@@ -150,7 +150,10 @@ class MainWindow(QMainWindow):
         self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
-        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button)
+        # Its next step ("review the n rules nobody has decided yet") follows every decision.
+        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button,
+                                   kinds={"decisions", "promotion", "replay", "corpora", "rules"},
+                                   refresh=lambda: self.start.describe())
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)
