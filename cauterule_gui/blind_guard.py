@@ -103,6 +103,7 @@ def install_blind_guard(window: Any) -> BlindGuard:
     model = window.rule_model
     guard.changed.connect(lambda: model.set_blind(guard.masked(), lambda o: hidden_tooltip(guard.session_of(o))))
     guard.changed.connect(window.review.blind_changed)
+    guard.changed.connect(window.workspace.rules.refresh_options)  # no verdict choice only hidden rules have
     QTimer.singleShot(0, window, guard.refresh)
     return guard
 

@@ -31,6 +31,7 @@ from core.store.workspace_query import (
     WorkspaceRule,
     WorkspaceScope,
     blind_sort,
+    hidden_sql,
     order_sql,
     plain_rows,
     results_cte,
@@ -159,16 +160,20 @@ class ResultRepository:
             row = session.execute(text(sql), params).mappings().first()
             return workspace_rule(row) if row is not None else None
 
-    def filter_options(self, scope: WorkspaceScope) -> dict[str, list[str]]:
-        """Distinct values present in the scope, for the filter combos."""
+    def filter_options(self, scope: WorkspaceScope, hidden: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+        """Distinct values present in the scope, for the filter combos. A verdict or reason only
+        ``hidden`` rules have (``WorkspaceFilter.hidden``) is not offered: choosing it would show
+        no row, and so tell the hidden rules' answer."""
         params: dict[str, Any] = {}
         cte = results_cte(scope, params)
+        blind = hidden_sql(WorkspaceFilter(hidden=hidden), params)
         out: dict[str, list[str]] = {}
         with self._store.read_session() as session:
             for key, column in (("verdict", "verdict"), ("reason", "reason"), ("domain", "rule_domain"),
                                 ("corpus", "rule_corpus")):
+                seen = f" AND {blind} = 0" if key in ("verdict", "reason") and hidden else ""
                 rows = session.execute(
-                    text(f"WITH w AS ({cte}) SELECT DISTINCT {column} FROM w WHERE {column} IS NOT NULL "
+                    text(f"WITH w AS ({cte}) SELECT DISTINCT {column} FROM w WHERE {column} IS NOT NULL{seen} "
                          f"ORDER BY {column}"),
                     params,
                 ).all()

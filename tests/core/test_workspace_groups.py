@@ -188,6 +188,17 @@ def test_hidden_rules_sort_last_and_match_no_verdict_on_each_backend(
         store.close()
 
 
+def test_a_verdict_only_hidden_rules_have_is_not_offered_as_a_filter(store: Store) -> None:
+    """Choosing it would show no row, and so tell the hidden rules' verdict."""
+    repo = ResultRepository(store)
+    every = repo.list_rules(SCOPE, WorkspaceFilter(), limit=10_000)
+    rare = min({r.verdict for r in every}, key=[r.verdict for r in every].count)
+    hidden = frozenset(r.origin for r in every if r.verdict == rare)
+    assert rare in repo.filter_options(SCOPE)["verdict"]
+    offered = repo.filter_options(SCOPE, hidden)
+    assert rare not in offered["verdict"] and offered["domain"] == repo.filter_options(SCOPE)["domain"]
+
+
 def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> None:
     from core.store.replay_repo import ReplayRepository
     from core.store.rule_repo import RuleRepository
