@@ -67,17 +67,24 @@ def judge_sample(store: object) -> None:
 
 
 def decidable_rules(window: object) -> tuple[list[int], int | None]:
-    """Two undecided rules an approval can rest on (replay's verdict pass, no broken evidence to
-    open first) and one more undecided rule to defer. The first rows of the table were mostly
+    """Two undecided candidate rules an approval can rest on (replay's verdict pass, no broken
+    evidence to open first) and one more undecided candidate to defer. The first rows of the table were mostly
     refused by their gates (an approval against a failing verdict, broken evidence unopened), so
     pressing A, A, D on them saved one decision of three."""
+    from collections import Counter
+
     from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
     services = window.services  # type: ignore[attr-defined]
     undecided = services.results.list_rules(WorkspaceScope(), WorkspaceFilter(status="unreviewed"), REVIEWER,
                                             limit=100_000)
-    approve = [r.rule_id for r in undecided if r.verdict == "pass" and not r.broken_n][:2]
-    defer = next((r.rule_id for r in undecided if r.rule_id not in approve), None)
+    # Not an imported standing rule: it is in force already (it cannot be deferred, only retired).
+    # Nor a rule with duplicates: on its collapsed group row a key decides on every member.
+    every = services.results.list_rules(WorkspaceScope(), WorkspaceFilter(), REVIEWER, limit=100_000)
+    copies = Counter(r.group_key for r in every)
+    candidates = [r for r in undecided if r.kind != "standing" and copies[r.group_key] == 1]
+    approve = [r.rule_id for r in candidates if r.verdict == "pass" and not r.broken_n][:2]
+    defer = next((r.rule_id for r in candidates if r.rule_id not in approve), None)
     return approve, defer
 
 
