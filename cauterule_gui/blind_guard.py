@@ -35,6 +35,14 @@ def hidden_tooltip(session: HiddenSession | None) -> str:
             "\"Show evidence anyway\" (recorded: your later judgements of it are reported apart).")
 
 
+def blind_refusal(count: int) -> str:
+    """Why a decision on rules whose replay answer is hidden is not sent (plain, one line): the
+    core's refusal would name replay's verdict ("approval refused: replay's verdict is …")."""
+    which = "This rule is" if count == 1 else f"{count} of these rules are"
+    return (f"Not decided: {which} in your unfinished blind agreement session, and a decision would rest on "
+            "replay's answer. Finish the session, or choose “Show evidence anyway” on the rule's board.")
+
+
 class BlindGuard(QObject):
     changed = Signal()  # the set of hidden rules changed (read again, or a rule revealed)
 

@@ -68,3 +68,29 @@ def test_sorting_by_text_keeps_hidden_rules_in_place(qtbot: Any, review_window: 
     rows = _rows_after(qtbot, window, lambda: window.rule_model.sort(COL_TRIGGER, Qt.SortOrder.AscendingOrder))
     keys = [r.trigger.lower() for r in rows]
     assert keys == sorted(keys)
+
+
+def test_a_key_decision_on_a_hidden_rule_is_refused_without_naming_its_verdict(
+        qtbot: Any, review_window: MainWindow) -> None:
+    """The core's refusal ("approval refused: replay's verdict … is fail") would tell it."""
+    from PySide6.QtCore import Qt
+
+    window = review_window
+    hidden = hide_a_session(qtbot, window)
+    model = window.rule_model
+    model.fetch_all()
+    wait_idle(window)
+    row = next(r for r in range(model.rowCount()) if (m := model.rule(r)) is not None and m.origin in hidden)
+    rule = model.rule(row)
+    window.workspace.rules.select_row(row)
+    window.workspace.rules.view.setFocus()
+    qtbot.waitUntil(lambda: window.review.rule is not None and window.review.rule.rule_id == rule.rule_id,
+                    timeout=10_000)
+    said: list[str] = []
+    window.review.status_message.connect(said.append)
+    window.bulk.status_message.connect(said.append)
+    qtbot.keyClick(window.workspace.rules.view, Qt.Key.Key_A)
+    wait_idle(window)
+    assert window.services.reviews.current(rule.rule_id) is None
+    assert any("unfinished blind agreement session" in s for s in said)
+    assert not any(rule.verdict in s for s in said)
