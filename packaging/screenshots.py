@@ -198,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         open_dialogs = [d.windowTitle() for d in QApplication.topLevelWidgets() if d.isVisible() and d is not window]
         print(f"after the keys: {window.rule_model.rule_total - window.rule_model.unreviewed} rules decided; "
               f"dialogs open: {open_dialogs}")
-        judge_sample(window.services.store)
+        # Through the window's executor, as the Agreement tab writes: the window hears of the
+        # session (a write of kind "agreement") and hides its rules' answers in every tab.
+        window.db.op(lambda opened: judge_sample(opened.store), None, kinds={"agreement"}, name="judge a sample")
+        wait(lambda: not runner.is_busy(), 60_000)
         window.replay.load_model()
         wait(lambda: "ready" in window.replay.model_state or "unavailable" in window.replay.model_state)
         args.out.mkdir(parents=True, exist_ok=True)
