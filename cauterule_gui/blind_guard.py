@@ -10,7 +10,7 @@ kind ``agreement`` (a new session, a judgement: the last one ends the hiding).
 "Show evidence anyway" (the evidence board's button) reveals one rule for this window and is
 recorded in the store (``record_early_reveal``: an audit event per unfinished blind session
 holding it), so that the judgements of that rule made afterwards are reported apart in the
-session's results. The rules table, the board and the strip follow ``changed``.
+session's results. The rules table, the board, the strip and the Promotion tab follow ``changed``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,14 @@ def hidden_tooltip(session: HiddenSession | None) -> str:
     return (f"Replay's answer for this rule is hidden: the rule is in {where}. Judging after seeing "
             "it would not be blind. Finish the session, or select the rule and choose "
             "\"Show evidence anyway\" (recorded: your later judgements of it are reported apart).")
+
+
+def blind_refusal(count: int) -> str:
+    """Why a decision on rules whose replay answer is hidden is not sent (plain, one line): the
+    core's refusal would name replay's verdict ("approval refused: replay's verdict is …")."""
+    which = "This rule is" if count == 1 else f"{count} of these rules are"
+    return (f"Not decided: {which} in your unfinished blind agreement session, and a decision would rest on "
+            "replay's answer. Finish the session, or choose “Show evidence anyway” on the rule's board.")
 
 
 class BlindGuard(QObject):
@@ -103,5 +111,14 @@ def install_blind_guard(window: Any) -> BlindGuard:
     model = window.rule_model
     guard.changed.connect(lambda: model.set_blind(guard.masked(), lambda o: hidden_tooltip(guard.session_of(o))))
     guard.changed.connect(window.review.blind_changed)
+    guard.changed.connect(window.workspace.rules.refresh_options)  # no verdict choice only hidden rules have
     QTimer.singleShot(0, window, guard.refresh)
     return guard
+
+
+def watch_promotion(guard: BlindGuard, panel: Any) -> None:
+    """The Promotion tab hides the same rules' verdict, gates and queue group, refuses deciding
+    them there, and offers the same recorded "Show evidence anyway" (``PromotionPanel.blind_changed``)."""
+    panel.blind = guard
+    guard.changed.connect(panel.blind_changed)
+    panel.blind_changed()

@@ -29,6 +29,7 @@ from core.store.engine import Store
 from core.store.workspace_query import WorkspaceRule
 
 from cauterule_gui import review_actions
+from cauterule_gui.blind_guard import blind_refusal
 from cauterule_gui.panels.reason_dialog import ReasonDialog
 from cauterule_gui.services import StoreServices
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
+
 class BulkResult:
     action: str
     decided: list[int] = field(default_factory=list)
@@ -146,6 +148,11 @@ class BulkDecisions(QObject):
         rules = self._window.workspace.rules
         selected = rules.selected_rows()
         rows = self.selected_rows()
+        guard = getattr(self._window, "blind", None)
+        hidden = [r for r in rows if guard is not None and guard.hides(r.origin)]
+        if hidden:  # a refusal would name replay's verdict ("approval refused: replay's verdict is …")
+            self.status_message.emit(blind_refusal(len(hidden)))
+            return
         if len(rows) <= 1:
             single()
             return

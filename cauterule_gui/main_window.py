@@ -28,7 +28,7 @@ from core.store.workspace_query import WorkspaceScope
 
 from cauterule_gui import settings as keys
 from cauterule_gui import theme, window_menus, window_replay, window_settings, window_store
-from cauterule_gui.blind_guard import install_blind_guard
+from cauterule_gui.blind_guard import install_blind_guard, watch_promotion
 from cauterule_gui.bulk_decisions import BulkDecisions
 from cauterule_gui.db import DatabaseExecutor
 from cauterule_gui.import_controller import ImportController
@@ -140,6 +140,7 @@ class MainWindow(QMainWindow):
                                    focus=lambda: self.table_panel.view)
         self.workflows = WorkflowTabs(self, self.tab_registry, self.db, self.identity,
                                       lambda text: self.statusBar().showMessage(text, 8000), self._show_rule_in_review)
+        watch_promotion(self.blind, self.workflows.promotion)
         self.db.changes_applied.connect(self.tab_registry.changes_applied)
         self.db.changes_applied.connect(lambda kinds, _by: self._after_change(kinds))
         self.db.failed.connect(lambda failure: self.statusBar().showMessage(f"Not saved: {failure}", 15_000))
@@ -149,7 +150,10 @@ class MainWindow(QMainWindow):
         self._live_refresh.timeout.connect(self._live_tick)
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
-        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button)
+        # Its next step ("review the n rules nobody has decided yet") follows every decision.
+        self.tab_registry.register(self.welcome, "Welcome", index=0, focus=lambda: self.welcome.next_button,
+                                   kinds={"decisions", "promotion", "replay", "corpora", "rules"},
+                                   refresh=lambda: self.start.describe())
         self.welcome.workflow_chosen.connect(self._start_workflow)
         self.welcome.show_at_start_changed.connect(lambda on: settings.setValue(keys.KEY_WELCOME, on))
         self.start = StartFlow(self)

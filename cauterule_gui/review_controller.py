@@ -41,6 +41,7 @@ from core.store.replay_repo import StoredOutcome
 from core.store.row_versions import version_after_own_undo
 from core.store.workspace_query import WorkspaceRule
 
+from cauterule_gui.blind_guard import blind_refusal
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models import agreement_data
@@ -273,6 +274,9 @@ class ReviewController(ReviewMarks, QObject):
             self.status_message.emit("Still saving the last decision; press the key again in a moment")
             return None
         row = self.rule
+        if self.blind is not None and self.blind.hides(row.origin):
+            self.status_message.emit(blind_refusal(1))  # a refusal would name replay's verdict
+            return None
         reviewer = self._reviewer()
         if not reviewer:
             self.status_message.emit("A reviewer name is needed to record decisions")

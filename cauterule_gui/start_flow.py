@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from core.importing import ImportSummary
 from core.store.engine import default_store_path
+from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
 
 from cauterule_gui.panels.welcome_panel import next_step
 from cauterule_gui.self_test import demo_corpus_path
@@ -45,15 +46,19 @@ class StartFlow:
             return
         demo = " (the demo store)" if self.is_demo_store() else ""
 
-        def shown(found: tuple[list[Any], bool]) -> None:
-            corpora, has_results = found
+        def shown(found: tuple[list[Any], bool, int]) -> None:
+            corpora, has_results, unreviewed = found
             count = sum(c.trajectories for c in corpora)
             window.welcome.set_store_description(
                 f"Store {services.path}{demo}: {count} trajectories in {len(corpora)} corpora. "
                 "Everything stays on this machine.")
-            window.welcome.set_next_step(*next_step(len(corpora), has_results, window.rule_model.unreviewed))
+            window.welcome.set_next_step(*next_step(len(corpora), has_results, unreviewed))
 
-        window.db.query(lambda s: (s.corpora.list_corpora(), s.results.has_results()), shown,
+        # The rules nobody has decided, counted in the store (newest result per rule): the rules
+        # table's count follows its filter and is read again later than this.
+        undecided = WorkspaceFilter(status="unreviewed")
+        window.db.query(lambda s: (s.corpora.list_corpora(), s.results.has_results(),
+                                   s.results.count_rules(WorkspaceScope(), undecided)), shown,
                         name="store summary", key="start-describe")
 
     def is_demo_store(self) -> bool:

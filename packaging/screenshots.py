@@ -4,7 +4,8 @@
 
 A throw-away store (in a temporary folder) gets the corpus imported and replayed (workbench
 profile, semantic on, like ``cauterule-workbench replay --from-expected-rule``); a reviewer
-then approves two rules and defers one with the keyboard, labels two trajectories and
+then approves two rules and defers one with the keyboard (rules whose gates let them be
+decided: replay's verdict pass, no broken evidence to open first), labels two trajectories and
 judges eight items of a blind agreement session, so no tab is shown empty. Each tab is
 grabbed with ``QWidget.grab()``; the user's settings and stores are never touched.
 """
@@ -65,6 +66,49 @@ def judge_sample(store: object) -> None:
         commit_judgement(store, item.item_id, REVIEWER, decisive[0])  # type: ignore[arg-type]
 
 
+def decidable_rules(window: object) -> tuple[list[int], int | None]:
+    """Two undecided candidate rules an approval can rest on (replay's verdict pass, no broken
+    evidence to open first) and one more undecided candidate to defer. The first rows of the table were mostly
+    refused by their gates (an approval against a failing verdict, broken evidence unopened), so
+    pressing A, A, D on them saved one decision of three."""
+    from collections import Counter
+
+    from core.store.workspace_query import WorkspaceFilter, WorkspaceScope
+
+    services = window.services  # type: ignore[attr-defined]
+    undecided = services.results.list_rules(WorkspaceScope(), WorkspaceFilter(status="unreviewed"), REVIEWER,
+                                            limit=100_000)
+    # Not an imported standing rule: it is in force already (it cannot be deferred, only retired).
+    # Nor a rule with duplicates: on its collapsed group row a key decides on every member.
+    every = services.results.list_rules(WorkspaceScope(), WorkspaceFilter(), REVIEWER, limit=100_000)
+    copies = Counter(r.group_key for r in every)
+    candidates = [r for r in undecided if r.kind != "standing" and copies[r.group_key] == 1]
+    approve = [r.rule_id for r in candidates if r.verdict == "pass" and not r.broken_n][:2]
+    defer = next((r.rule_id for r in candidates if r.rule_id not in approve), None)
+    return approve, defer
+
+
+def decide_with_keys(window: object) -> list[int]:
+    """A, A, D with the keyboard, each on a rule that can be decided (``decidable_rules``);
+    the rules pressed on."""
+    w = window  # MainWindow
+    rules = w.workspace.rules  # type: ignore[attr-defined]
+    approve, defer = decidable_rules(w)
+    pressed = []
+    for rule_id, key in [*((r, Qt.Key.Key_A) for r in approve), *(((defer, Qt.Key.Key_D),) if defer else ())]:
+        rules.select_rule(rule_id)
+        wait(lambda rid=rule_id: rules.current_rule_id() == rid, 20_000)
+        if rules.current_rule_id() != rule_id:
+            continue
+        rules.view.setFocus()
+        QTest.keyClick(rules.view, key)
+        settle(100)
+        wait(lambda: not w.runner.is_busy(), 20_000)  # type: ignore[attr-defined]
+        answer_with_keys(w)
+        pressed.append(rule_id)
+    return pressed
+
+
 def play(window: object) -> None:
     """Decide, label: what a reviewer has done by mid-morning."""
     w = window  # MainWindow
@@ -73,10 +117,7 @@ def play(window: object) -> None:
     rules.view.setFocus()
     rules.select_row(0)  # the decision keys act on a selected rule (disabled while none is)
     settle(300)
-    for key in (Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_1, Qt.Key.Key_A, Qt.Key.Key_D):
-        QTest.keyClick(rules.view, key)
-        settle(300)
-        answer_with_keys(w)
+    decide_with_keys(w)
     labelling = w.workflows.labelling
     w.tabs.setCurrentWidget(labelling)
     for trigger, directive in (("when a multi-step pipeline fails at stage 1", "check the stage's input first"),
@@ -108,7 +149,9 @@ def answer_with_keys(window: object) -> None:
         else:
             QTest.keyClicks(dialog.edit, "kept as one sentence: the team reads it whole")
             QTest.keyClick(dialog.edit, Qt.Key.Key_Return)
-        settle(400)
+        settle(100)
+        wait(lambda: not w.runner.is_busy(), 20_000)  # type: ignore[attr-defined]  # the answer is written first
+        settle(100)
 
 
 def show_rich_review(window: object) -> None:
@@ -155,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         open_dialogs = [d.windowTitle() for d in QApplication.topLevelWidgets() if d.isVisible() and d is not window]
         print(f"after the keys: {window.rule_model.rule_total - window.rule_model.unreviewed} rules decided; "
               f"dialogs open: {open_dialogs}")
-        judge_sample(window.services.store)
+        # Through the window's executor, as the Agreement tab writes: the window hears of the
+        # session (a write of kind "agreement") and hides its rules' answers in every tab.
+        window.db.op(lambda opened: judge_sample(opened.store), None, kinds={"agreement"}, name="judge a sample")
+        wait(lambda: not runner.is_busy(), 60_000)
         window.replay.load_model()
         wait(lambda: "ready" in window.replay.model_state or "unavailable" in window.replay.model_state)
         args.out.mkdir(parents=True, exist_ok=True)

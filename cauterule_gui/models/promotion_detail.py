@@ -111,3 +111,15 @@ def stale_section(item: QueueItem) -> Section:
 def _short(value: Any) -> str:
     text = "—" if value is None else str(value)
     return text if len(text) <= 24 else text[:12] + "…" + text[-8:]
+
+
+def hidden_detail_sections(item: QueueItem, snapshot: QueueSnapshot | None, why: str) -> list[Section]:
+    """The detail of a rule whose replay answer is hidden (the reviewer's unfinished blind
+    session): the rule, why nothing else is shown and how to see it, its near-duplicates (word or
+    embedding similarity, no replay) and its decision. No verdict, counts, gates or staleness."""
+    full = detail_sections(item, snapshot)
+    sections: list[Section] = [full[0], ("◌ Replay's answer hidden", [
+        why, "Deciding the rule here would rest on replay's answer, so Approve, Reject and Defer wait "
+        "until the session is finished or you choose “Show evidence anyway”."])]
+    sections += [s for s in full[1:] if s[0].startswith(("Near-duplicates", "Decision"))]
+    return sections

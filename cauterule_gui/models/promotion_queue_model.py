@@ -12,7 +12,7 @@ into headed plain-text lines for that pane.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -46,6 +46,11 @@ GATE_SYMBOL = {"pass": "✓", "fail": "✗", "warn": "⚠", "not_measured": "—
 RUN_POOLED = "run_pooled"  # gate data "scope" (core.promotion.gates): none of the rule's items was judged
 DECISION_TEXT = {"approve": "✓ approved", "reject": "✗ rejected", "defer": "… deferred"}
 _SWATCH_FOR_STATE = {"pass": "pass", "fail": "fail", "warn": "inconclusive", "stale": "fail"}
+# Replay's answer, hidden for a rule in the reviewer's unfinished blind session
+# (``cauterule_gui.blind_guard``): the queue's wording says ready / not passing, the gates and
+# the staleness are read off replay's buckets, a conflict off the trajectories it fires on.
+BLIND_COLUMNS = (COL_GROUP, COL_VERDICT, COL_BROKEN, COL_AGREEMENT, COL_CONFLICTS, COL_STALE)
+BLIND_WORDS = {COL_VERDICT: "◌ hidden", COL_GROUP: "blind session"}  # as in the rules table
 _GATE_COLUMNS = {COL_BROKEN: "broken_reviewed", COL_AGREEMENT: "agreement", COL_DUPLICATES: "duplicates",
                  COL_CONFLICTS: "conflicts", COL_VERDICT: "verdict"}
 
@@ -279,12 +284,44 @@ def tooltip_text(item: QueueItem, column: int) -> str:
     return cell_text(item, column)
 
 
+def blind_cell(column: int, role: int, tooltip: str) -> Any:
+    """A hidden cell: the rules table's words ("◌ hidden", "·"), no colour, no gate state."""
+    if role == Qt.ItemDataRole.DisplayRole:
+        return BLIND_WORDS.get(column, "·")
+    if role == Qt.ItemDataRole.ToolTipRole:
+        return plain_tooltip(tooltip)
+    if role == Qt.ItemDataRole.AccessibleTextRole:
+        return f"{COLUMNS[column]}: hidden while the rule is in your blind session"
+    return None
+
+
 class PromotionQueueModel(QAbstractTableModel):
+    """The queue's rows. Rules whose replay answer is hidden (``set_blind``) come after the
+    others, by rule id: the core's order (passing rules first) would tell their verdict; a
+    text filter matches their rule text only, never the wording that carries the verdict."""
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[QueueItem] = []
         self._filter = ""
         self.snapshot: QueueSnapshot | None = None
+        self.blind: frozenset[str] = frozenset()  # origins whose replay answers are hidden
+        self._blind_tip: Callable[[str], str] = str
+
+    def set_blind(self, origins: frozenset[str], tooltip: Callable[[str], str]) -> None:
+        """Rules (by origin) whose replay answers are hidden (the reviewer's unfinished blind session)."""
+        self._blind_tip = tooltip
+        if origins != self.blind:
+            self.beginResetModel()
+            self.blind = origins
+            self._items = self._filtered()
+            self.endResetModel()
+
+    def hides(self, item: QueueItem | None) -> bool:
+        return item is not None and item.origin in self.blind
+
+    def blind_tooltip(self, item: QueueItem) -> str:
+        return self._blind_tip(item.origin)
 
     def set_snapshot(self, snapshot: QueueSnapshot | None) -> None:
         self.beginResetModel()
@@ -301,10 +338,14 @@ class PromotionQueueModel(QAbstractTableModel):
 
     def _filtered(self) -> list[QueueItem]:
         items = [] if self.snapshot is None else list(self.snapshot.items)
-        if not self._filter:
-            return items
-        return [i for i in items if self._filter in " ".join(
-            (i.origin, i.trigger, i.directive, i.standing_id or "", i.wording, i.kind)).lower()]
+        shown = [i for i in items if not self.hides(i)]
+        hidden = sorted((i for i in items if self.hides(i)), key=lambda i: i.rule_id)
+        if self._filter:
+            shown = [i for i in shown if self._filter in " ".join(
+                (i.origin, i.trigger, i.directive, i.standing_id or "", i.wording, i.kind)).lower()]
+            hidden = [i for i in hidden if self._filter in " ".join(
+                (i.origin, i.trigger, i.directive, i.standing_id or "", i.kind, "hidden blind session")).lower()]
+        return shown + hidden
 
     def item(self, row: int) -> QueueItem | None:
         return self._items[row] if 0 <= row < len(self._items) else None
@@ -330,6 +371,8 @@ class PromotionQueueModel(QAbstractTableModel):
         if not index.isValid() or not 0 <= index.row() < len(self._items):
             return None
         item, column = self._items[index.row()], index.column()
+        if column in BLIND_COLUMNS and self.hides(item) and role not in (ITEM_ROLE, RULE_ID_ROLE):
+            return blind_cell(column, role, self._blind_tip(item.origin))
         if role == Qt.ItemDataRole.DisplayRole:
             return cell_text(item, column)
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -12,12 +12,13 @@ reviewer off their place: it reads the members of the groups that are expanded a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from core.store.result_repo import ResultRepository
-from core.store.workspace_query import RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
+from core.store.workspace_query import BLIND_SORT_KEYS, RulePage, WorkspaceFilter, WorkspaceRule, WorkspaceScope
 
 from cauterule_gui import theme
 from cauterule_gui.models import rule_cells as cells
@@ -86,6 +87,7 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         return self._filter
 
     def set_filter(self, flt: WorkspaceFilter) -> None:
+        flt = replace(flt, hidden=self.blind)  # the hidden rules are the guard's, not the filter bar's
         if flt != self._filter:
             self._filter = flt
             self.refresh()
@@ -396,10 +398,17 @@ class RuleTableModel(PagedTableModel[WorkspaceRule]):
         return None
 
     def set_blind(self, origins: frozenset[str], tooltip: Callable[[str], str]) -> None:
-        """Rules (by origin) whose replay answers are hidden (the reviewer's unfinished blind session)."""
+        """Rules (by origin) whose replay answers are hidden (the reviewer's unfinished blind session).
+
+        They go into the filter too (``WorkspaceFilter.hidden``): the SQL must not sort or filter
+        them by the values they hide. The rows are read again only when the order or the filter
+        depends on those values; otherwise the cells are redrawn."""
         if origins != self.blind:
             self.blind, self._blind_tip = origins, tooltip
-            if self._rows:
+            self._filter = replace(self._filter, hidden=origins)
+            if self._order_by in BLIND_SORT_KEYS or self._filter.verdict or self._filter.reason:
+                self.refresh()
+            elif self._rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1))
 
     def _prefix(self, row: int) -> str:

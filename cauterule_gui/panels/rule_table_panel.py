@@ -188,11 +188,11 @@ class RuleTablePanel(QWidget):
         repo = self._repo
         if repo is None:
             return
-        scope = self.model.scope
+        scope, hidden = self.model.scope, self.model.blind  # no verdict only hidden rules have
         if self._db is None:
-            self._show_options(repo.filter_options(scope))
+            self._show_options(repo.filter_options(scope, hidden))
         else:
-            self._db.query(lambda _services: repo.filter_options(scope), self._show_options,
+            self._db.query(lambda _services: repo.filter_options(scope, hidden), self._show_options,
                            name="rule filter choices", key=f"rule-options:{id(self)}")
 
     def _show_options(self, options: Any) -> None:

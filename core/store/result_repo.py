@@ -25,12 +25,14 @@ from core.store.replay_repo import RESULT_WITH_RULE_SQL, StoredOutcome, StoredRe
 from core.store.workspace_query import (
     DECISION_AND_MARK_JOINS,
     ROW_COLUMNS,
-    SORT_KEYS,
     BucketMove,
     RulePage,
     WorkspaceFilter,
     WorkspaceRule,
     WorkspaceScope,
+    blind_sort,
+    hidden_sql,
+    order_sql,
     plain_rows,
     results_cte,
     where_sql,
@@ -61,11 +63,11 @@ class ResultRepository:
         """Count, unreviewed count and one page of rows in one query (the window calls this
         while a replay may be running, so fewer passes matter): the counts are window
         aggregates over the filtered rows, taken before the page is cut."""
-        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
         counts = "count(*) OVER () AS n_total, sum(CASE WHEN d.action IS NULL THEN 1 ELSE 0 END) OVER () AS n_unreviewed"
         rows_sql, params = self._query(scope, flt, reviewer, f"{ROW_COLUMNS}, {counts}")
-        rows_sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
+        hidden, expression = blind_sort(order_by, flt, params)
+        rows_sql += f" ORDER BY {order_sql(hidden, expression, direction)} LIMIT :limit OFFSET :offset"
         params.update(limit=int(limit), offset=int(offset))
         with self._store.read_session() as session:
             found = plain_rows(session.execute(text(rows_sql), params))
@@ -86,10 +88,10 @@ class ResultRepository:
         (``workspace_groups``): ``total`` counts groups, ``rules`` the rules behind them, and
         each row is its group's first member in this order, with ``group_size``. Members are
         not in the page: ``group_members`` reads them (the table does when a group expands)."""
-        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
         params: dict[str, Any] = {"limit": int(limit), "offset": int(offset)}
-        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        hidden, expression = blind_sort(order_by, flt, params)
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params, hidden)
         with self._store.read_session() as session:
             found = plain_rows(session.execute(text(groups.page_sql(cte, direction)), params))
         heads = [workspace_rule(r) for r in found]  # group rows only: members are read on expand
@@ -109,10 +111,10 @@ class ResultRepository:
         """group key -> its filtered rules, in the table's order (the group's row is the first)."""
         if not keys:
             return {}
-        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
         params: dict[str, Any] = {}
-        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        hidden, expression = blind_sort(order_by, flt, params)
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params, hidden)
         sql = groups.members_sql(cte, list(dict.fromkeys(keys)), params, direction)
         found: dict[str, list[WorkspaceRule]] = {}
         with self._store.read_session() as session:
@@ -126,9 +128,9 @@ class ResultRepository:
     ) -> tuple[str, list[WorkspaceRule]] | None:
         """The group key and filtered rules (table order) of the rule's group; None when the
         filter hides the rule. Finds a member of a group not expanded yet (a rule to select)."""
-        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         params: dict[str, Any] = {}
-        cte = groups.filtered_cte(scope, flt, reviewer, expression, params)
+        hidden, expression = blind_sort(order_by, flt, params)
+        cte = groups.filtered_cte(scope, flt, reviewer, expression, params, hidden)
         sql = groups.rule_group_sql(cte, rule_id, params, "DESC" if descending else "ASC")
         with self._store.read_session() as session:
             found = plain_rows(session.execute(text(sql), params))
@@ -143,10 +145,10 @@ class ResultRepository:
         self, scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None = None, *,
         order_by: str = "rule", descending: bool = False, offset: int = 0, limit: int = 200,
     ) -> list[WorkspaceRule]:
-        expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
         direction = "DESC" if descending else "ASC"
         sql, params = self._query(scope, flt, reviewer, ROW_COLUMNS)
-        sql += f" ORDER BY {expression} {direction}, w.rule_id ASC LIMIT :limit OFFSET :offset"
+        hidden, expression = blind_sort(order_by, flt, params)
+        sql += f" ORDER BY {order_sql(hidden, expression, direction)} LIMIT :limit OFFSET :offset"
         params.update(limit=int(limit), offset=int(offset))
         with self._store.read_session() as session:
             return [workspace_rule(r) for r in session.execute(text(sql), params).mappings().all()]
@@ -158,16 +160,20 @@ class ResultRepository:
             row = session.execute(text(sql), params).mappings().first()
             return workspace_rule(row) if row is not None else None
 
-    def filter_options(self, scope: WorkspaceScope) -> dict[str, list[str]]:
-        """Distinct values present in the scope, for the filter combos."""
+    def filter_options(self, scope: WorkspaceScope, hidden: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+        """Distinct values present in the scope, for the filter combos. A verdict or reason only
+        ``hidden`` rules have (``WorkspaceFilter.hidden``) is not offered: choosing it would show
+        no row, and so tell the hidden rules' answer."""
         params: dict[str, Any] = {}
         cte = results_cte(scope, params)
+        blind = hidden_sql(WorkspaceFilter(hidden=hidden), params)
         out: dict[str, list[str]] = {}
         with self._store.read_session() as session:
             for key, column in (("verdict", "verdict"), ("reason", "reason"), ("domain", "rule_domain"),
                                 ("corpus", "rule_corpus")):
+                seen = f" AND {blind} = 0" if key in ("verdict", "reason") and hidden else ""
                 rows = session.execute(
-                    text(f"WITH w AS ({cte}) SELECT DISTINCT {column} FROM w WHERE {column} IS NOT NULL "
+                    text(f"WITH w AS ({cte}) SELECT DISTINCT {column} FROM w WHERE {column} IS NOT NULL{seen} "
                          f"ORDER BY {column}"),
                     params,
                 ).all()

@@ -32,13 +32,16 @@ GROUP_KEY_SQL = "coalesce(w.dup_key, 'rule:' || CAST(w.rule_id AS VARCHAR))"
 
 
 def filtered_cte(scope: WorkspaceScope, flt: WorkspaceFilter, reviewer: str | None, sort_expression: str,
-                 params: dict[str, Any]) -> str:
-    """``WITH w, f``: f holds the filtered rows with their group key, sort value and status."""
+                 params: dict[str, Any], hidden_flag: str = "0") -> str:
+    """``WITH w, f``: f holds the filtered rows with their group key, sort value and status, and
+    ``g_hidden`` (``workspace_query.blind_sort``: 1 puts a row after the others whatever the
+    direction)."""
     params["reviewer"] = reviewer or ""
     return f"""
         WITH w AS ({results_cte(scope, params)}),
              f AS (
                 SELECT {ROW_COLUMNS}, {GROUP_KEY_SQL} AS g_key, {sort_expression} AS g_sort,
+                       {hidden_flag} AS g_hidden,
                        coalesce(d.action, 'unreviewed') AS g_status
                 FROM w {DECISION_AND_MARK_JOINS}
                 {where_sql(flt, params)}
@@ -62,21 +65,22 @@ def page_sql(cte: str, direction: str) -> str:
     ``f`` (a CTE has no index), cost several times the query that found the rows.
     """
     return f"""{cte},
-        k AS (SELECT id AS k_id, rule_id AS k_rule, g_key AS k_key, g_sort AS k_sort, g_status AS k_status FROM f),
+        k AS (SELECT id AS k_id, rule_id AS k_rule, g_key AS k_key, g_sort AS k_sort, g_hidden AS k_hidden,
+                     g_status AS k_status FROM f),
         g AS (
-            SELECT k_id, k_key, k_sort, k_rule, count(*) OVER (PARTITION BY k_key) AS g_size,
+            SELECT k_id, k_key, k_sort, k_hidden, k_rule, count(*) OVER (PARTITION BY k_key) AS g_size,
                    sum(CASE WHEN k_status = 'unreviewed' THEN 1 ELSE 0 END) OVER (PARTITION BY k_key) AS g_unreviewed,
-                   ROW_NUMBER() OVER (PARTITION BY k_key ORDER BY k_sort {direction}, k_rule ASC) AS g_rank,
+                   ROW_NUMBER() OVER (PARTITION BY k_key ORDER BY k_hidden ASC, k_sort {direction}, k_rule ASC) AS g_rank,
                    count(*) OVER () AS all_rules,
                    sum(CASE WHEN k_status = 'unreviewed' THEN 1 ELSE 0 END) OVER () AS all_unreviewed
             FROM k
         ),
         page AS (
             SELECT k_id, k_key AS g_key, g_size, g_unreviewed, g_rank, all_rules, all_unreviewed,
-                   ROW_NUMBER() OVER (ORDER BY k_sort {direction}, k_rule ASC) AS h_pos,
+                   ROW_NUMBER() OVER (ORDER BY k_hidden ASC, k_sort {direction}, k_rule ASC) AS h_pos,
                    count(*) OVER () AS h_total
             FROM g WHERE g_rank = 1
-            ORDER BY k_sort {direction}, k_rule ASC LIMIT :limit OFFSET :offset
+            ORDER BY k_hidden ASC, k_sort {direction}, k_rule ASC LIMIT :limit OFFSET :offset
         )
         SELECT {ROW_COLUMNS}, page.*
         FROM page JOIN ({RESULT_ROWS_SQL}) AS w ON w.id = page.k_id
@@ -92,11 +96,11 @@ def members_sql(cte: str, keys: Sequence[str], params: dict[str, Any], direction
         params[f"gk{i}"] = key
         names.append(f":gk{i}")
     return (f"{cte} SELECT * FROM f WHERE g_key IN ({', '.join(names)}) "
-            f"ORDER BY g_sort {direction}, rule_id ASC")
+            f"ORDER BY g_hidden ASC, g_sort {direction}, rule_id ASC")
 
 
 def rule_group_sql(cte: str, rule_id: int, params: dict[str, Any], direction: str) -> str:
     """Every filtered row of the group the rule belongs to (none when the filter hides the rule)."""
     params["g_rule"] = int(rule_id)
     return (f"{cte} SELECT * FROM f WHERE g_key = (SELECT g_key FROM f WHERE rule_id = :g_rule LIMIT 1) "
-            f"ORDER BY g_sort {direction}, rule_id ASC")
+            f"ORDER BY g_hidden ASC, g_sort {direction}, rule_id ASC")

@@ -18,6 +18,11 @@ class WorkspaceFilter:
     corpus: str | None = None
     status: str | None = None  # "unreviewed", "approve", "reject" or "defer"
     text: str = ""
+    # Rules (by origin) whose replay answers the reviewer must not see (their unfinished blind
+    # agreement session, ``core.agreement.early_reveal.hidden_rules``): they never match a
+    # verdict or reason filter, and sorting by a replay column puts them after the others, by
+    # rule id, so their place in the order says nothing about their hidden values.
+    hidden: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,38 @@ SORT_KEYS: dict[str, str] = {
     "rule": "w.rule_id",
 }
 
+# Sort keys that carry replay's answer: a hidden rule (``WorkspaceFilter.hidden``) is not ordered by them.
+BLIND_SORT_KEYS = frozenset({"verdict", "reason", "prevented", "broken", "near_miss", "missed", "precision", "recall"})
+
+
+def hidden_sql(flt: WorkspaceFilter, params: dict[str, Any]) -> str:
+    """1 for a row whose replay answer is hidden (``WorkspaceFilter.hidden``), else 0."""
+    if not flt.hidden:
+        return "0"
+    names = []
+    for i, origin in enumerate(sorted(flt.hidden)):
+        params[f"hid{i}"] = origin
+        names.append(f":hid{i}")
+    return f"(CASE WHEN w.origin IN ({', '.join(names)}) THEN 1 ELSE 0 END)"
+
+
+def blind_sort(order_by: str, flt: WorkspaceFilter, params: dict[str, Any]) -> tuple[str, str]:
+    """(hidden flag, sort value) for ordering: sorting by a replay column puts the hidden rows
+    after the others (flag 1, always ascending) with no sort value (NULL: they fall back on the
+    rule id), so neither their place nor their neighbours tell their hidden values."""
+    expression = SORT_KEYS.get(order_by, SORT_KEYS["rule"])
+    if order_by not in BLIND_SORT_KEYS or not flt.hidden:
+        return "0", expression
+    flag = hidden_sql(flt, params)
+    return flag, f"(CASE WHEN {flag} = 1 THEN NULL ELSE {expression} END)"
+
+
+def order_sql(hidden: str, expression: str, direction: str) -> str:
+    """The ORDER BY terms for ``blind_sort``'s pair (a bare ``0`` would be read as a column number)."""
+    first = "" if hidden == "0" else f"{hidden} ASC, "
+    return f"{first}{expression} {direction}, w.rule_id ASC"
+
+
 # Each row's effective decision (the rule's newest approve / reject / defer that no undo
 # undid) and this reviewer's newest mark on the result's verdict (trajectory_pk NULL), each
 # found through its index (ix_decision_rule_id, ix_mark_result) per row. As CTEs joined on
@@ -168,6 +205,8 @@ def results_cte(scope: WorkspaceScope, params: dict[str, Any]) -> str:
 
 def where_sql(flt: WorkspaceFilter, params: dict[str, Any], extra: Sequence[str] = ()) -> str:
     clauses: list[str] = list(extra)
+    if (flt.verdict or flt.reason) and flt.hidden:
+        clauses.append(f"{hidden_sql(flt, params)} = 0")  # a hidden verdict matches no verdict filter
     if flt.verdict:
         clauses.append("w.verdict = :f_verdict")
         params["f_verdict"] = flt.verdict

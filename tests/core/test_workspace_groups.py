@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,45 @@ def test_group_rows_members_and_a_rules_group_agree_on_each_backend(
         assert found is not None and [m.rule_id for m in found[1]] == [m.rule_id for m in members[found[0]]]
     finally:
         store.close()
+
+
+def test_hidden_rules_sort_last_and_match_no_verdict_on_each_backend(
+        store_location: Path | str, tmp_path: Path, demo_corpus: Path) -> None:
+    """A rule whose replay answer is hidden (``WorkspaceFilter.hidden``: the reviewer's blind
+    session) sorts after the others by rule id when the order is a replay column, in every read
+    of the rules table, and matches no verdict filter."""
+    _build(store_location, tmp_path, demo_corpus)
+    store = open_store(store_location)
+    try:
+        repo = ResultRepository(store)
+        every = repo.list_rules(SCOPE, WorkspaceFilter(), order_by="verdict", limit=10_000)
+        common = max({r.verdict for r in every}, key=[r.verdict for r in every].count)
+        hidden_rules = [r for r in every if r.verdict == common][:2] + every[-1:]
+        flt = WorkspaceFilter(hidden=frozenset(r.origin for r in hidden_rules))
+        tail = sorted(r.rule_id for r in hidden_rules)
+        for descending in (False, True):
+            plain = repo.list_rules(SCOPE, flt, order_by="verdict", descending=descending, limit=10_000)
+            paged = repo.page(SCOPE, flt, order_by="broken", descending=descending, limit=10_000).rows
+            groups = repo.page_groups(SCOPE, flt, order_by="precision", descending=descending, limit=10_000).rows
+            assert [r.rule_id for r in plain[-len(tail):]] == tail
+            assert [r.rule_id for r in paged[-len(tail):]] == tail
+            flags = [r.origin in flt.hidden for r in groups]
+            assert any(flags) and flags == sorted(flags)  # the hidden group rows come last
+        matching = repo.page(SCOPE, replace(flt, verdict=common), limit=10_000).rows
+        assert matching and not {r.origin for r in matching} & flt.hidden
+    finally:
+        store.close()
+
+
+def test_a_verdict_only_hidden_rules_have_is_not_offered_as_a_filter(store: Store) -> None:
+    """Choosing it would show no row, and so tell the hidden rules' verdict."""
+    repo = ResultRepository(store)
+    every = repo.list_rules(SCOPE, WorkspaceFilter(), limit=10_000)
+    rare = min({r.verdict for r in every}, key=[r.verdict for r in every].count)
+    hidden = frozenset(r.origin for r in every if r.verdict == rare)
+    assert rare in repo.filter_options(SCOPE)["verdict"]
+    offered = repo.filter_options(SCOPE, hidden)
+    assert rare not in offered["verdict"] and offered["domain"] == repo.filter_options(SCOPE)["domain"]
 
 
 def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> None:

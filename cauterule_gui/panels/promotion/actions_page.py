@@ -172,6 +172,10 @@ class ActionsPage:
         item = self.current_item()
         if item is None or self._services() is None or (self._action_job is not None and self._action_job.running):
             return None, None
+        hidden = self.hidden_reason(item)
+        if hidden is not None:  # a decision would rest on replay's answer the reviewer must not see yet
+            self.set_message(hidden, "info")
+            return None, None
         return item, self.identity.require(self)
 
     def _run(self, work: Callable[[Any], DecisionOutcome], item: QueueItem, what: str,

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cauterule_gui.blind_guard import BlindGuard
 from cauterule_gui.jobs.runner import JobHandle, JobRunner
 from cauterule_gui.models import promotion_queue_model as qm
 from cauterule_gui.models.promotion_queue_model import PromotionQueueModel
@@ -134,6 +135,14 @@ class PromotionPanel(QueuePage, ActionsPage, StorePanel, QWidget):
             button.clicked.connect(slot)
             self.buttons[key] = button
 
+        self.blind: BlindGuard | None = None  # set by install_blind_guard: which rules' answers are hidden
+        self.reveal_button = QPushButton("Show evidence anyway", self)
+        self.reveal_button.setObjectName("promotion_reveal")
+        self.reveal_button.setToolTip("This rule is in your unfinished blind agreement session. Show its replay "
+                                      "answer here and in the Review tab anyway (recorded: your later judgements "
+                                      "of it are reported apart)")
+        self.reveal_button.clicked.connect(self.reveal_current)
+        self.reveal_button.hide()
         self.review_button = QPushButton("Show in Review tab", self)
         self.review_button.setObjectName("promotion_review")
         self.review_button.setToolTip("Open this rule's evidence board, e.g. to open its broken trajectories")
@@ -158,6 +167,7 @@ class PromotionPanel(QueuePage, ActionsPage, StorePanel, QWidget):
         for key in ("reapprove", "retire", "supersede"):
             actions.addWidget(self.buttons[key])
         actions.addStretch(1)
+        actions.addWidget(self.reveal_button)
         actions.addWidget(self.review_button)
         lower = QWidget(self)
         lower_layout = QVBoxLayout(lower)

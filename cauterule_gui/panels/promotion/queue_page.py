@@ -11,9 +11,10 @@ from PySide6.QtGui import QFont, QPalette, QTextCharFormat, QTextCursor
 from core.promotion import QueueItem
 
 from cauterule_gui import theme
+from cauterule_gui.blind_guard import hidden_tooltip
 from cauterule_gui.jobs.runner import JobHandle
 from cauterule_gui.models import promotion_queue_model as qm
-from cauterule_gui.models.promotion_detail import detail_sections
+from cauterule_gui.models.promotion_detail import detail_sections, hidden_detail_sections
 from cauterule_gui.models.promotion_queue_model import QueueSnapshot
 from cauterule_gui.panels.base import _handled_by_caller
 from cauterule_gui.panels.promotion.similarity import semantic_similarity
@@ -78,15 +79,7 @@ class QueuePage:
         self._want_rule = None
         self.model.set_snapshot(snapshot)
         queue = snapshot.queue
-        groups: dict[str, int] = {}
-        for item in queue.items:
-            label = qm.SUMMARY_GROUPS.get(item.priority, "?")
-            if item.run_id is not None and item.decision is None and item.gate("agreement").state != "pass":
-                label = "human approval required"
-            groups[label] = groups.get(label, 0) + 1
-        order = ["ready", "human approval required", *qm.SUMMARY_GROUPS.values()]
-        text = " · ".join(f"{groups[g]} {g}" for g in dict.fromkeys(order) if g in groups) or "no rules"
-        self.summary.setText(f"Promotion queue: {text}  (gates for reviewer {snapshot.reviewer or '— any'})")
+        self._show_summary()
         method = "semantic (embedding cosine)" if queue.similarity_method == "semantic" else "lexical (token F1)"
         self.similarity_label.setText(f"similarity: {method}")
         self.similarity_label.setToolTip(plain_tooltip(queue.similarity_note))
@@ -100,6 +93,43 @@ class QueuePage:
             self.select_rule(self.model.item(0).rule_id)  # type: ignore[union-attr]
         self._show_current()
         self.queue_refreshed.emit()
+
+    def _show_summary(self) -> None:
+        """How many rules are in each group; a hidden rule counts as hidden, not by its verdict."""
+        snapshot = self.model.snapshot
+        if snapshot is None:
+            return
+        groups: dict[str, int] = {}
+        for item in snapshot.queue.items:
+            label = qm.SUMMARY_GROUPS.get(item.priority, "?")
+            if item.run_id is not None and item.decision is None and item.gate("agreement").state != "pass":
+                label = "human approval required"
+            if self.model.hides(item):
+                label = "hidden (your blind session)"
+            groups[label] = groups.get(label, 0) + 1
+        order = ["ready", "human approval required", *qm.SUMMARY_GROUPS.values(), "hidden (your blind session)"]
+        text = " · ".join(f"{groups[g]} {g}" for g in dict.fromkeys(order) if g in groups) or "no rules"
+        self.summary.setText(f"Promotion queue: {text}  (gates for reviewer {snapshot.reviewer or '— any'})")
+
+    def blind_changed(self) -> None:
+        """The guard's hidden rules changed (a session made or finished, a rule shown anyway)."""
+        guard = self.blind
+        if guard is None:
+            return
+        keep = self.current_item()
+        self.model.set_blind(guard.masked(), lambda o: hidden_tooltip(guard.session_of(o)))
+        if keep is not None and self.model.row_for_rule(keep.rule_id) >= 0:
+            self.select_rule(keep.rule_id)
+        self._show_summary()
+        self._show_current()
+
+    def hidden_reason(self, item: QueueItem | None) -> str | None:
+        """Why this rule cannot be decided here now (its replay answer is hidden), or None."""
+        if item is None or not self.model.hides(item):
+            return None
+        return (f"{qm.rule_label(item)} is in your unfinished blind agreement session: its replay answer is "
+                "hidden, and a decision here would rest on it. Finish the session, or choose “Show evidence "
+                "anyway” (recorded: your later judgements of it are reported apart).")
 
     # -- detail pane -----------------------------------------------------------------
     def _show_current(self) -> None:
@@ -126,7 +156,9 @@ class QueuePage:
             alarm.setForeground(bad.foreground)
             alarm.setBackground(bad.background)
         cursor = QTextCursor(self.detail.document())
-        for number, (head, lines) in enumerate(detail_sections(item, self.model.snapshot)):
+        sections = (hidden_detail_sections(item, self.model.snapshot, self.model.blind_tooltip(item))
+                    if self.model.hides(item) else detail_sections(item, self.model.snapshot))
+        for number, (head, lines) in enumerate(sections):
             if number:
                 cursor.insertBlock()
                 cursor.insertBlock()
@@ -152,6 +184,10 @@ class QueuePage:
     def _update_buttons(self) -> None:
         item = self.current_item()
         idle = not (self._action_job is not None and self._action_job.running)
+        hidden = self.model.hides(item)
+        self.reveal_button.setVisible(hidden)
+        if hidden:  # replay's answer is hidden: nothing here may be decided on it
+            item = None
         active = item is not None and item.promotion_status == "active"
         unreviewed = bool(item is not None and item.gate("broken_reviewed").data.get("unreviewed"))
         reapprove = active and item is not None and (qm.is_stale(item) or bool(item.notes)
@@ -167,7 +203,13 @@ class QueuePage:
         }
         for key, button in self.buttons.items():
             button.setEnabled(idle and enabled[key])
-        self.review_button.setEnabled(item is not None)
+        self.review_button.setEnabled(self.current_item() is not None)
+
+    def reveal_current(self) -> None:
+        """"Show evidence anyway" for the selected rule: recorded by the guard, lifted in every tab."""
+        item = self.current_item()
+        if item is not None and self.blind is not None and self.model.hides(item):
+            self.blind.reveal(item.origin)
 
     def _request_review(self) -> None:
         item = self.current_item()
@@ -192,7 +234,8 @@ class QueuePage:
         for letter, name in ((Qt.Key.Key_A, "approve"), (Qt.Key.Key_R, "reject"), (Qt.Key.Key_D, "defer")):
             button = self.buttons[name]
             actions[letter] = lambda b=button: b.click() if b.isEnabled() else self.set_message(
-                f"{b.text().rstrip('…')} is not available for this row.", "info")
+                self.hidden_reason(self.current_item()) or f"{b.text().rstrip('…')} is not available for this row.",
+                "info")
         return actions.get(key)
 
     def _move(self, step: int) -> None:
