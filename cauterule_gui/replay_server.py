@@ -124,13 +124,10 @@ class _RunState:
 def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Out, run: _RunState) -> None:
     from core.replaying import materialise_expected_rules, run_replay
     from core.store.engine import open_store
-    from core.store.profile_repo import ProfileRepository
 
     store = open_store(request.store)
     try:
-        profiles = ProfileRepository(store)  # "adopted": the store's adopted profile (workbench by default)
-        profile = profiles.adopted() if request.profile == "adopted" else profiles.resolve(request.profile)
-        profile = profile.with_(semantic=profile.semantic and request.semantic)
+        profile = _profile(store, request.profile, request.semantic)
         if request.materialise:
             materialise_expected_rules(store)
         embedder, why = None, None
@@ -170,19 +167,27 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
         store.close()
 
 
+def _profile(store: Any, name: str, semantic: bool) -> Any:
+    """The profile a run (or a draft) named: "adopted" is the store's adopted profile (workbench by
+    default), else a built-in or stored ``name[@version]``; semantic only if the window allows it."""
+    from core.store.profile_repo import ProfileRepository
+
+    profiles = ProfileRepository(store)
+    profile = profiles.adopted() if name == "adopted" else profiles.resolve(name)
+    return profile.with_(semantic=profile.semantic and semantic)
+
+
 def _draft(request: ReplayDraft, cancel: threading.Event, model: _Model, out: _Out) -> None:
     """A what-if draft: replayed with the run's engine and profile, nothing written (no run, no
     vector-cache row: the store's vectors are read, the draft's new ones kept in memory)."""
     from core.decisions.whatif_draft import ReadOnlyVectorCache, replay_draft
     from core.embeddings import CachedEmbedder
-    from core.replay.profiles import profile_by_name
     from core.store.embedding_repo import EmbeddingCacheRepository
     from core.store.engine import open_store
 
     store = open_store(request.store)
     try:
-        profile = profile_by_name(request.profile)
-        profile = profile.with_(semantic=profile.semantic and request.semantic)
+        profile = _profile(store, request.profile, request.semantic)  # the draft replays as a run would
         embedder = None
         if profile.semantic:
             state = model.load()
