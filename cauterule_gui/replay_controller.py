@@ -95,12 +95,17 @@ class ReplayController(QObject):
     def running(self) -> bool:
         return self.handle is not None and self.handle.running
 
-    def start(self, label: str, rule_ids: list[int] | None, *, materialise_expected: bool = False) -> JobHandle | None:
+    def _idle_services(self) -> StoreServices | None:
+        """The open store's services when no replay runs; None (with a status message) otherwise."""
         services = self._services()
-        if services is None:
-            return None
-        if self.running:
+        if services is not None and self.running:
             self.status_message.emit("A replay is already running; cancel it or wait for it to finish")
+            return None
+        return services
+
+    def start(self, label: str, rule_ids: list[int] | None, *, materialise_expected: bool = False) -> JobHandle | None:
+        services = self._idle_services()
+        if services is None:
             return None
         if rule_ids is not None and not rule_ids:
             self.status_message.emit("No rules to replay")
@@ -132,11 +137,8 @@ class ReplayController(QObject):
         """Replay a what-if draft (unsaved text) in a replay child with this window's profile and
         semantic setting, as ``start`` would replay the saved rule; the store is not written.
         The handle's result is a ``DraftSummary``. None (with a status message) while a replay runs."""
-        services = self._services()
+        services = self._idle_services()
         if services is None:
-            return None
-        if self.running:
-            self.status_message.emit("A replay is already running; cancel it or wait for it to finish")
             return None
         request = ReplayDraft(store=str(services.path), profile=self.profile_name, semantic=self.semantic_effective(),
                               rule_id=rule_id, trigger=trigger, directive=directive, before_result=before_result)

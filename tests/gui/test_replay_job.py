@@ -127,7 +127,7 @@ def test_a_bad_request_is_answered_with_a_clear_error_and_the_child_serves_on(pr
         reply = worker.receive()
         assert isinstance(reply, Failed) and reply.exc_type == "ProtocolError"
         assert "field 'store': expected string, got int" in reply.message
-        with pytest.raises(ReplayProcessError, match="unknown replay profile 'no-such-profile'"):
+        with pytest.raises(ReplayProcessError, match="no profile 'no-such-profile' in this store"):
             list(worker.replies(RunReplay(str(store_path), "no-such-profile", False, None, False, "")))
         assert worker.alive
 
