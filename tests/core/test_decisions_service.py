@@ -377,3 +377,17 @@ def test_a_retire_by_standing_id_acts_on_that_promotion_even_if_an_import_shares
     outcome = decide(b.store, DecisionRequest("retire", "ana", standing_id=standing, reason="obsolete"))
     assert (outcome.rule_id, outcome.message) == (rule, f"{standing} retired.")
     assert PromotionRepository(b.store).active_for_rule(imported) is None  # not adopted
+
+
+# --- the refusals' words (every surface shows str(error)) -----------------------------------------
+
+def test_an_override_refusal_says_its_message_and_keeps_the_verdict() -> None:
+    error = OverrideRequired("approval refused: replay says fail", "fail")
+    assert (str(error), error.verdict) == ("approval refused: replay says fail", "fail")
+
+
+def test_a_split_offer_says_its_message_and_keeps_the_proposal() -> None:
+    from core.decisions.service import SplitOffered
+
+    error = SplitOffered("approval refused: one sentence", "when X / do Y", 0)  # as decide() raises it
+    assert (str(error), error.proposal, error.fired) == ("approval refused: one sentence", "when X / do Y", 0)
