@@ -126,3 +126,32 @@ def test_a_profile_survives_a_json_round_trip() -> None:
     again = ReplayProfile(**json.loads(json.dumps(plain)))
     assert again == profile and hash(again) == hash(profile)
     assert again.margin_for("git") == 0.2 and again.margin_for("docker") == profile.margin
+
+
+def test_the_runner_policy_also_leaves_a_rule_without_a_domain_unmeasured_when_told_to() -> None:
+    rule = ReplayRule("r", "git push", source_trajectory_id="T5", source_key=5, domain=None, corpus="public/nearmiss")
+    profile = REFERENCE_0_3_1.with_(unscoped_pool="none", precision_scope="same_as_recall")
+    pools = rule_pools(rule, _index(TRAJS), profile, trigger_gated=True)
+    assert not pools.recall.any() and pools.recall_info.kind == "none" and pools.recall_spec is None
+
+
+def test_the_runner_policy_cuts_a_corpus_scoped_pool_with_the_source_counted() -> None:
+    rule = ReplayRule("r", "git push", source_trajectory_id="T1", source_key=1, domain="git", corpus="public/golden")
+    pools = rule_pools(rule, _index(TRAJS), REFERENCE_0_3_1.with_(recall_scope="corpus"), trigger_gated=True)
+    assert np.flatnonzero(pools.recall).tolist() == [0, 2, 3] and pools.recall_info.kind == "corpus"
+
+
+def test_a_corpus_scoped_precision_pool_needs_the_rule_s_corpus() -> None:
+    rule = ReplayRule("r", "git push", source_trajectory_id="T1", source_key=1, domain="git", corpus=None)
+    pools = rule_pools(rule, _index(TRAJS), WORKBENCH.with_(precision_scope="corpus"), trigger_gated=True)
+    assert pools.precision_info.kind == "all" and np.flatnonzero(pools.precision).tolist() == [0, 2, 3, 4, 5, 6, 7]
+
+
+def test_a_group_s_size_is_known_before_its_mask_was_asked_for() -> None:
+    index = _index(TRAJS)
+    assert index.group_size("corpus", "public/golden") == 4 and index.group_size("failure_class", "git/push") == 3
+
+
+def test_a_group_mask_is_shared_read_only_so_no_rule_can_change_another_s_pool() -> None:
+    mask = _index(TRAJS).group_mask("corpus", "public/nearmiss")
+    assert mask.tolist() == [False] * 4 + [True] * 4 and not mask.flags.writeable
