@@ -137,6 +137,18 @@ class EmbedStats:
     embedded: int = 0
 
 
+def _no_tqdm_monitor() -> None:
+    """sentence-transformers creates (disabled) tqdm bars while encoding, and tqdm starts a
+    monitor thread for the first one. A process with a second Python thread does not fork
+    scoring workers (``core.replay.parallel.fork_is_safe``), so one encode would quietly keep a
+    cold semantic replay on one core. The monitor only nudges stalled bars: switch it off."""
+    try:
+        import tqdm
+    except ImportError:  # pragma: no cover - sentence-transformers depends on it
+        return
+    tqdm.tqdm.monitor_interval = 0
+
+
 class SentenceEmbedder:
     """Loads the model lazily (first call), then encodes batches on the CPU."""
 
@@ -161,6 +173,7 @@ class SentenceEmbedder:
                 # Offline, local files: progress bars and hub chatter are noise here.
                 hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
                 hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+                _no_tqdm_monitor()
 
                 import torch
 

@@ -204,6 +204,8 @@ def test_a_session_result_as_json() -> None:
         "per_reviewer": {"ana": c.to_dict()},
         "unblinded_marks": result.unblinded.to_dict(),
         "scope": result.scope.to_dict(), "scoped_recall": result.scoped_recall.to_dict(),
+        # No judgement was made after the reviewer chose to see replay's answer first (issue 24).
+        "seen_evidence_first": {"judgements": 0, "note": None, "without_them": None},
     }
 
 

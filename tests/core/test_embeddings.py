@@ -48,3 +48,11 @@ def test_second_run_embeds_nothing_new(store_location: Path | str, embedder: Sen
     assert second.stats.embedded == 0 and second.stats.cache_hits == 2
     assert np.allclose(vectors, again)
     store.close()
+
+
+def test_encoding_leaves_no_thread_behind(embedder: SentenceEmbedder) -> None:
+    """A second Python thread (tqdm's monitor) would keep a replay from forking its scoring workers."""
+    import threading
+
+    embedder.encode(["git push is rejected", "docker build times out"])
+    assert [t.name for t in threading.enumerate() if t.name == "tqdm_monitor"] == []
