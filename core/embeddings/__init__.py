@@ -143,7 +143,7 @@ def _no_tqdm_monitor() -> None:
     scoring workers (``core.replay.parallel.fork_is_safe``), so one encode would quietly keep a
     cold semantic replay on one core. The monitor only nudges stalled bars: switch it off."""
     try:
-        import tqdm
+        import tqdm  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - sentence-transformers depends on it
         return
     tqdm.tqdm.monitor_interval = 0
