@@ -125,7 +125,7 @@ def test_replaying_the_selection_shows_progress_and_a_second_run(qtbot: Any, rev
     assert progress and progress[-1][0] == progress[-1][1]
     wait_idle(window)  # the history and the table are read through the executor
     assert window.history.model.rowCount() == 2
-    assert window.history.model.index(0, 8).data().startswith("gui: selection (2 rules)")
+    assert window.history.model.index(0, 9).data().startswith("gui: selection (2 rules)")  # Scope, after By
     # Choosing the new run in the history shows only its two rules.
     window.history.run_activated.emit(window.replay.last_done.run_id)
     wait_idle(window)

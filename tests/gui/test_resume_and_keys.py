@@ -75,8 +75,8 @@ def test_the_tab_the_evidence_row_and_the_label_position_come_back(qtbot: Any, r
         _close(again)
 
 
-def test_ctrl_1_to_7_reach_every_tab(qtbot: Any, window: MainWindow) -> None:
-    assert window.tabs.count() == 7
+def test_ctrl_1_to_8_reach_every_tab(qtbot: Any, window: MainWindow) -> None:
+    assert window.tabs.count() == 8  # the Lab tab is the eighth
     for index, action in enumerate(window.tab_registry.actions):
         assert action.shortcut() == QKeySequence(f"Ctrl+{index + 1}")
         action.trigger()

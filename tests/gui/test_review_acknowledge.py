@@ -23,7 +23,9 @@ def _failed_gate(services: StoreServices) -> None:
     session = create_session(services.store, 1, "lead", size=25, seed=3)
     for item in AgreementRepository(services.store).items_with_answers(session.id):
         wrong = next(a for a in answers_for(item.kind) if a not in (item.replay_answer, "cant_tell"))
-        commit_judgement(services.store, item.id, "bo", wrong)  # every judgement disagrees: the gate fails
+        # The approving reviewer judged the session blind and every judgement disagrees: the gate
+        # fails. (A session they had not finished would hide its rules' evidence and refuse A.)
+        commit_judgement(services.store, item.id, REVIEWER, wrong)
 
 
 def test_a_failed_gate_is_acknowledged_before_the_approval_and_audited(
