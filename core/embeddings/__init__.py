@@ -149,6 +149,9 @@ def _no_tqdm_monitor() -> None:
     tqdm.tqdm.monitor_interval = 0
 
 
+_no_tqdm_monitor()  # at import: the ONNX build (torch export, quantiser) makes bars too
+
+
 class SentenceEmbedder:
     """Loads the model lazily (first call), then encodes batches on the CPU."""
 
