@@ -71,13 +71,9 @@ def cmd_store_copy(args: argparse.Namespace) -> int:
 def cmd_store_check(args: argparse.Namespace) -> int:
     from core.team.store_check import check_store
 
-    location = args.location or args.store or default_store_path()
-    if (missing := _missing_file(location)) is not None:
-        return _fail(missing, EXIT_BAD_STORE)
-    try:
-        store = open_for_command(location, reads_only=True)
-    except (StoreTooNewError, StoreOpenError) as error:
-        return _fail(str(error), EXIT_BAD_STORE)
+    store = _open_at(args.location or args.store or default_store_path(), reads_only=True)
+    if isinstance(store, int):
+        return store
     try:
         results = check_store(store)
     except sqlalchemy.exc.DBAPIError as error:
@@ -94,7 +90,11 @@ def cmd_store_check(args: argparse.Namespace) -> int:
 
 def _open_own(args: argparse.Namespace, reads_only: bool) -> Any:
     """The store of ``--store`` (default: the per-user store), or the exit code of a one-line refusal."""
-    location = args.store or default_store_path()
+    return _open_at(args.store or default_store_path(), reads_only)
+
+
+def _open_at(location: Any, reads_only: bool) -> Any:
+    """The store at ``location``, or the exit code of a one-line refusal (missing, too new, unusable)."""
     if (missing := _missing_file(location)) is not None:
         return _fail(missing, EXIT_BAD_STORE)
     try:
