@@ -64,6 +64,10 @@ class ReviewMarks:
     def mark_verdict(self, mark: str) -> None:
         if self.db.services() is None or self.rule is None:
             return
+        if self.evidence.answers_hidden:  # the mark (and its message) would name the hidden verdict
+            self.status_message.emit("Not marked: replay's verdict on this rule is hidden while it is in your "
+                                     "unfinished blind agreement session")
+            return
         reviewer = self._reviewer()
         if not reviewer or self.rule is None:
             return

@@ -129,6 +129,7 @@ class EvidencePanel(QWidget):
         self.banner.setMargin(4)
         self.banner.hide()
         self.answers_hidden = False  # replay's answers withheld (blind session): the header says so
+        self._verdict_marks: list[QWidget] = []  # the verdict-mark bar (hidden with the answers)
         self.reveal_button = QPushButton("Show evidence anyway", self)
         self.reveal_button.setObjectName("revealEvidence")
         self.reveal_button.setToolTip("Show this rule's buckets before you finish your blind session")
@@ -200,9 +201,10 @@ class EvidencePanel(QWidget):
         self.decision_bar.addStretch(1)
 
     def add_verdict_mark_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
-        self.verdict_bar.addWidget(plain_label("Verdict — replay is:", self))
-        for action, label in actions:
-            self.verdict_bar.addWidget(key_button(action, self, label))
+        self._verdict_marks = [plain_label("Verdict — replay is:", self)]
+        self._verdict_marks += [key_button(action, self, label) for action, label in actions]
+        for widget in self._verdict_marks:
+            self.verdict_bar.addWidget(widget)
         self.verdict_bar.addStretch(1)
 
     def add_row_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
@@ -263,6 +265,8 @@ class EvidencePanel(QWidget):
 
     def _show_header(self) -> None:
         rule, result = self.rule, self.result
+        for widget in self._verdict_marks:  # no "replay is right / wrong" about a verdict not shown
+            widget.setVisible(not self.answers_hidden)
         if rule is None:
             self.title.setText(self.no_rule_text)
             for label in (self.trigger_label, self.directive_label, self.verdict_label, self.status_label):

@@ -173,3 +173,23 @@ def test_what_if_is_not_offered_on_a_hidden_rule(qtbot: Any, review_window: Main
     with qtbot.waitSignal(window.whatif.status_message, timeout=5000) as said:
         window.whatif.open(window.workspace.rules.model.rule(row))
     assert "blind agreement session" in said.args[0] and window.whatif.dialog is None
+
+
+def test_a_hidden_rules_verdict_cannot_be_marked_and_its_mark_buttons_are_gone(
+        qtbot: Any, review_window: MainWindow) -> None:
+    """Marking "replay is right / wrong" about a verdict the reviewer cannot see records a mark
+    naming that verdict, and the status line used to print it ("Marked the verdict (fail)")."""
+    window = review_window
+    _session_id, origins = _session_through_the_window(qtbot, window)
+    origin = sorted(origins)[0]
+    rule = window.workspace.rules.model.rule(_row_of(window, origin))
+    window.workspace.rules.select_row(_row_of(window, origin))
+    evidence = window.workspace.evidence
+    qtbot.waitUntil(lambda: "Evidence hidden" in evidence.banner.text(), timeout=10_000)
+    assert evidence._verdict_marks and not any(w.isVisibleTo(window) for w in evidence._verdict_marks)
+    said: list[str] = []
+    window.review.status_message.connect(said.append)
+    window.review.mark_verdict("right")
+    wait_idle(window)
+    assert any("hidden" in s for s in said) and not any(rule.verdict in s for s in said)
+    assert window.services.reviews.marks(window.identity.name) == []
