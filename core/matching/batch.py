@@ -80,6 +80,9 @@ class BatchScores:
     phrase_hit: np.ndarray | None = None
     alias_hit: np.ndarray | None = None
     distinctive_hit: np.ndarray | None = None
+    # float64 [R, T]: what the lexical matcher (``score_matrix(..., lexical=...)``) would score
+    # each pair, with the alias-token floor undone (broken evidence); None unless asked for.
+    lexical_evidence: np.ndarray | None = None
 
     def matched(self, threshold: float) -> np.ndarray:
         """bool [R, T] = ``decide(...).matched`` (``rule_matches_with_score``)."""
@@ -240,10 +243,13 @@ def score_matrix(
     views: Sequence[TrajectoryViews] | ViewIndex,
     profile: MatcherProfile = REFERENCE_0_3_1,
     cosine: np.ndarray | None = None,
+    lexical: MatcherProfile | None = None,
 ) -> BatchScores:
     """Score every rule against every trajectory. ``cosine`` is the [R, T] reduced cosine
     (see :func:`semantic_pairs` / :func:`cosine_matrix`), used only when
-    ``profile.semantic``."""
+    ``profile.semantic``. ``lexical``: also compose the scores that lexical matcher gives
+    the same pairs (``BatchScores.lexical_evidence``): the parts do not depend on the cosine,
+    so a semantic run's broken evidence costs one more composition, not a second scoring pass."""
     idx = views if isinstance(views, ViewIndex) else index_views(views)
     preps = [prepare_rule(rule) for rule in rules]
     n_rules, count = len(preps), len(idx)
@@ -342,6 +348,12 @@ def score_matrix(
     score, blend, view, floor = compose_scores(
         token_f1, bigram, pick(cos_all) if cos_all is not None else None, phrase_hit, alias_hit,
         distinctive_hit, exact_h, exact_s, sig_hit, no_tokens, blank, sig_wins, profile)
+    lexical_evidence = None
+    if lexical is not None:
+        lex_score, lex_blend, _view, lex_floor = compose_scores(
+            token_f1, bigram, None, phrase_hit, alias_hit, distinctive_hit, exact_h, exact_s, sig_hit, no_tokens,
+            blank, sig_wins, lexical)
+        lexical_evidence = evidence_without_alias_token(lex_score, lex_blend, lex_floor)
     if blank.any():  # the scalar path reports zeros for a blank trigger
         token_f1 = np.where(blank, 0.0, token_f1)
         bigram = np.where(blank, 0.0, bigram)
@@ -355,6 +367,8 @@ def score_matrix(
         phrase_hit, alias_hit, distinctive_hit = (
             _spread(a, cols, count, False) for a in (phrase_hit, alias_hit, distinctive_hit))
         view, floor = _spread(view, cols, count, fill_view), _spread(floor, cols, count, fill_floor)
+        if lexical_evidence is not None:  # a pruned pair has no lexical part: the lexical matcher scores it 0
+            lexical_evidence = _spread(lexical_evidence, cols, count, 0.0)
 
     # --- decision inputs -----------------------------------------------------------------
     reasons = tuple(prefilter_reason(r.trigger, r.context) for r in rules)
@@ -411,4 +425,10 @@ def score_matrix(
         phrase_hit=phrase_hit,
         alias_hit=alias_hit,
         distinctive_hit=distinctive_hit,
+        lexical_evidence=lexical_evidence,
     )
+
+
+def evidence_without_alias_token(score: np.ndarray, blend: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """The score with the alias-token floor undone (one shared alias token is not evidence)."""
+    return np.where(floor == _F["alias_token"], np.minimum(blend, score), score)

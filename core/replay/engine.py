@@ -157,16 +157,11 @@ def replay(
         if state == "on":
             assert embed is not None
             semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
-        # Success-side lexical evidence needs its own (lexical) pass only when the run's
-        # scores are semantic; it is computed on the success columns alone.
-        success_cols = np.flatnonzero(~index.failure)
-        lexical_successes = None
-        if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
-            lexical_successes = (
-                success_cols,
-                mb.index_views([views[j] for j in success_cols], prune, check),
-                mb.matcher_profile(profile.matcher, semantic=False),
-            )
+        # Success-side lexical evidence, when the run's scores are semantic: the lexical
+        # matcher's composition of the same parts, made in the same scoring pass.
+        lexical_matcher = None
+        if profile.broken_evidence == "lexical" and state == "on":
+            lexical_matcher = mb.matcher_profile(profile.matcher, semantic=False)
     except Cancelled:
         return finish("cancelled", [], 0)
     except Exception:
@@ -177,8 +172,8 @@ def replay(
 
     def score_chunk(lo: int, hi: int) -> list[RuleResult]:
         cosine = semantic.block(lo, hi) if semantic is not None else None
-        batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine)
-        evidence = _success_evidence(batch, rule_texts[lo:hi], lexical_successes, profile)
+        batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine, lexical_matcher)
+        evidence = _success_evidence(batch, index.failure, profile)
         return decide_chunk(rules[lo:hi], fallback_codes, batch, evidence, index, recovery, profile)
 
     bounds = chunk_bounds(n_rules, n_traj)
@@ -259,24 +254,17 @@ def lexical_evidence(block: mb.Block) -> np.ndarray:
 
 def lexical_evidence_of(score: np.ndarray, blend: np.ndarray, floor: np.ndarray) -> np.ndarray:
     """``lexical_evidence`` on the arrays themselves (a block, or the lab's list of pairs)."""
-    alias_token = mb.FLOOR_NAMES.index("alias_token")
-    return np.where(floor == alias_token, np.minimum(blend, score), score)
+    return mb.evidence_without_alias_token(score, blend, floor)
 
 
-def _success_evidence(
-    batch: mb.Block,
-    rule_texts: Sequence[Any],
-    lexical_successes: tuple[np.ndarray, Any, Any] | None,
-    profile: ReplayProfile,
-) -> np.ndarray:
+def _success_evidence(batch: mb.Block, failure: np.ndarray, profile: ReplayProfile) -> np.ndarray:
+    """What the broken line reads: the score, or the lexical evidence on successes (a
+    semantic run's is composed in its scoring pass: ``Block.lexical_evidence``)."""
     if profile.broken_evidence == "score":
         return batch.score
-    if lexical_successes is None:  # the run is lexical: its own floors tell
+    if batch.lexical_evidence is None:  # the run is lexical: its own floors tell
         return lexical_evidence(batch)
-    cols, success_index, lexical = lexical_successes
-    evidence = batch.score.copy()
-    evidence[:, cols] = lexical_evidence(mb.score_block(rule_texts, success_index, lexical, None))
-    return evidence
+    return np.where(failure[None, :], batch.score, batch.lexical_evidence)
 
 
 def rule_thresholds(chunk: Sequence[ReplayRule], profile: ReplayProfile) -> np.ndarray:

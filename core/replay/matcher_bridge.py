@@ -42,6 +42,7 @@ def content_tokens(text: str) -> frozenset[str]:
 #: code -> name of ``Block.view`` / ``Block.floor``
 VIEW_NAMES: tuple[str | None, ...] = mbatch.VIEW_CODES
 FLOOR_NAMES: tuple[str | None, ...] = mbatch.FLOOR_CODES
+evidence_without_alias_token = mbatch.evidence_without_alias_token
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Block:
     domain_conflict: np.ndarray
     context_matched: np.ndarray
     context_total: np.ndarray
+    lexical_evidence: np.ndarray | None = None  # the lexical matcher's score, alias-token floor undone
 
 
 def index_views(
@@ -76,8 +78,9 @@ def score_block(
     index: mbatch.ViewIndex,
     matcher: MatcherProfile,
     cosine: np.ndarray | None,
+    lexical: MatcherProfile | None = None,
 ) -> Block:
-    b = mbatch.score_matrix(list(rules), index, matcher, cosine=cosine)
+    b = mbatch.score_matrix(list(rules), index, matcher, cosine=cosine, lexical=lexical)
     return Block(
         score=b.score,
         token_f1=b.token_f1,
@@ -93,6 +96,7 @@ def score_block(
         domain_conflict=np.asarray(b.domain_conflict, dtype=bool),
         context_matched=b.context_matched,
         context_total=b.context_total,
+        lexical_evidence=b.lexical_evidence,
     )
 
 
