@@ -122,7 +122,8 @@ def build_report(
                          for c in corpus_infos if c.role == "rejection"}
     report: dict[str, Any] = {
         "run": {
-            "id": run.id, "status": run.status, "profile": run.profile, "model": run.model_id,
+            "id": run.id, "status": run.status, "profile": run.profile, "started_by": run.started_by,
+            "model": run.model_id,
             "semantic": run.semantic_state, "corpus_hash": run.corpus_hash, "config_hash": run.config_hash,
             "pairs": run.pairs, "seconds": run.seconds, "thresholds": _thresholds(run, results),
             "replay_choices": run.config.get("replay") or {}, "pools": _pools(results),

@@ -56,6 +56,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         f"- corpus hash `{run['corpus_hash']}`, config hash `{run['config_hash'][:16]}`, "
         f"{run['pairs']} pairs, status {run['status']}",
     ]
+    if run.get("started_by"):  # a team store's run: the login that ran it (set by the server)
+        lines.append(f"- run by: {_md(run['started_by'])}")
     if run.get("read"):
         lines.append(f"- read: {run['read']['description']}")  # our words and run numbers only
     if "pools" in run:
