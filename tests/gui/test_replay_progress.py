@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QTimer
 from conftest import build_replayed_store, preset_reviewer
+from PySide6.QtCore import QTimer
 
 from core.store.workspace_query import WorkspaceScope
 
