@@ -83,6 +83,14 @@ def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return np.asarray(sorted_set[at] == values)
 
 
+def _position(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """The index of each of ``values`` in ``sorted_set`` (both int64; the set sorted), -1 where absent."""
+    if not sorted_set.size or not values.size:
+        return np.full(values.shape, -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
+    return np.where(sorted_set[at] == values, at, -1)
+
+
 def _flat(pairs: Mapping[str, Collection[int]], rule_row: Mapping[str, int], column: Mapping[int, int],
           n_traj: int) -> np.ndarray:
     """Pairs ``{rule key: trajectory keys}`` as sorted flat indices (keys not in the run left out)."""
@@ -101,6 +109,10 @@ class _TruthArrays:
     positives_per_rule: np.ndarray  # [R]
     shuffled: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positives, positives per rule) per seed
     rejection_per_rule: np.ndarray  # [R]: rejection trajectories judged against the rule
+    # Per position of ``universe``: is that pair a positive (of the truth, of each shuffled copy)?
+    # A claim is located in the universe once per setting; its labels are then one gather each.
+    positive_at: np.ndarray  # bool [len(universe)]
+    shuffled_at: tuple[np.ndarray, ...]  # bool [len(universe)] per seed
 
 @dataclass(frozen=True)
 class ReadOut:
@@ -176,8 +188,9 @@ class Reader:
         positive_rejection = rows[self.rejection_col[cols] & ~_member(positives, self.source_pairs)]
         rejection = (len(self.rejection) - self._source_rejection
                      - np.bincount(positive_rejection, minlength=self.n_rules))
-        arrays = _TruthArrays(judged, _flat(truth.universe, self.rule_row, self.column, self.n_traj), positives,
-                              per_rule(positives), tuple(shuffled), rejection)
+        universe = _flat(truth.universe, self.rule_row, self.column, self.n_traj)
+        arrays = _TruthArrays(judged, universe, positives, per_rule(positives), tuple(shuffled), rejection,
+                              _member(universe, positives), tuple(_member(universe, flat) for flat, _n in shuffled))
         self._truths[id(truth)] = (truth, arrays)
         return arrays
 
@@ -201,16 +214,19 @@ class Reader:
         n = max(1, self.n_traj)
         prevented, broken = claims.prevented, claims.broken
         p_rows = prevented // n
-        judged_claims = _member(prevented, arrays.universe)
+        # Where each claim sits in the truth's universe (one search; the labels are then gathers).
+        at = _position(prevented, arrays.universe)
+        judged_claims = at >= 0
         claimed = np.bincount(p_rows[judged_claims], minlength=self.n_rules)
-        judged_prevented = prevented[judged_claims]
+        judged_at = at[judged_claims]
         judged_rows = p_rows[judged_claims]
 
-        def true_claims(positives: np.ndarray) -> np.ndarray:
-            return np.bincount(judged_rows[_member(judged_prevented, positives)], minlength=self.n_rules)
+        def true_claims(positive_at: np.ndarray) -> np.ndarray:
+            return np.bincount(judged_rows[positive_at[judged_at]], minlength=self.n_rules)
 
-        tp = true_claims(arrays.positives)
-        floors = [(true_claims(flat), count) for flat, count in arrays.shuffled]
+        tp = true_claims(arrays.positive_at)
+        floors = [(true_claims(flags), count) for flags, (_flat_positives, count)
+                  in zip(arrays.shuffled_at, arrays.shuffled)]
         # Truth-independent per-rule counts: breaks, claims outside the source, rejection claims.
         b_rows, b_cols = np.divmod(broken, n)
         b_src = _member(broken, self.source_pairs)
