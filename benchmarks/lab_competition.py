@@ -25,7 +25,9 @@ semantic's, then the best tuning F1, ties: precision, name); its held-back figur
 beside the reference's, for four sub-families (plain, + competition, + self-relative floor, both).
 ``--inner-cv`` chooses by the mean F1 over five inner group splits of the tuning rules instead.
 ``--ceiling`` adds, for each seed, the best held-back F1 of the family: read after the choice,
-a ceiling, never a choice.
+a ceiling, never a choice. ``--class-sizes`` prints, on all data and after the choices (an
+explanation, never an input), recall by how many proxy rules a failure class has, for one label-free
+setting (haystack, threshold 0.60, floor 0.58) without competition and with cosine top 3.
 
     PYTHONPATH=. python benchmarks/lab_competition.py --store S [--seeds 26,7,1,2,3,4,5,6,8,9]
 """
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +52,7 @@ from core.lab.readouts import Reader, ReadOut  # noqa: E402
 from core.lab.scores import ScoredPairs  # noqa: E402
 from core.lab.settings import REFERENCE_SEMANTIC, Setting  # noqa: E402
 from core.lab.split import group_split, rule_groups  # noqa: E402
-from core.lab.truths import failure_class_proxy  # noqa: E402
+from core.lab.truths import Truth, failure_class_proxy  # noqa: E402
 from core.matching.profile import SemanticTarget  # noqa: E402
 from core.replay import matcher_bridge as mb  # noqa: E402
 from core.replay.domains import group_conflict  # noqa: E402
@@ -172,6 +175,27 @@ SUBFAMILIES: dict[str, Callable[[Row], bool]] = {
 }
 
 
+def recall_by_class_size(family: Family, truth: Truth, groups: dict[str, str]) -> None:
+    """Recall on all data by the number of proxy rules of the rule's class (8: eight or more)."""
+    setting = Setting(base="reference-0.3.1", threshold=0.6, semantic_floor=0.58, alias_floor=0.5,
+                      precision_scope="same_as_recall", read_failure_class=False, failure_gate_fallback=True,
+                      semantic_target="haystack")
+    base = family.decider(setting).decide(setting.profile()).prevented
+    size = Counter(groups[k] for k in truth.rules)
+    print("classes by proxy rules (8: 8 or more):", sorted(Counter(min(n, 8) for n in size.values()).items()))
+    for label, prevented in (("no competition", base),
+                             ("cosine top 3", family.compete(setting, base, ("cosine", "topk", 3.0)))):
+        hits: dict[int, list[int]] = {}
+        for key in truth.rules:
+            positives, row = truth.positives[key], family.reader.rule_row[key]
+            lo, hi = np.searchsorted(prevented, [row * family.n_traj, (row + 1) * family.n_traj])
+            claimed = {family.trajectories[j].key for j in prevented[lo:hi] % family.n_traj}
+            count = hits.setdefault(min(size[groups[key]], 8), [0, 0])
+            count[0] += len(claimed & positives)
+            count[1] += len(positives)
+        print(f"  {label}: recall by class size", {n: f"{tp / max(1, p):.2f} of {p}" for n, (tp, p) in sorted(hits.items())})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, required=True)
@@ -181,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--self-competes", action="store_true")
     parser.add_argument("--inner-cv", action="store_true")
     parser.add_argument("--ceiling", action="store_true")
+    parser.add_argument("--class-sizes", action="store_true")
     args = parser.parse_args(argv)
     family = Family(args.store, args.scope, args.competitors, args.self_competes)
     truth = failure_class_proxy(family.rules, family.trajectories)
@@ -190,6 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.store}: {family.n_rules} rules x {family.n_traj} trajectories; {len(rows)} settings; "
           f"scope={args.scope} competitors={args.competitors} self-competes={args.self_competes} "
           f"choice={'inner group CV on the tuning part' if args.inner_cv else 'tuning F1'}")
+    if args.class_sizes:
+        recall_by_class_size(family, truth, groups)
+        return 0
     gaps: dict[str, list[float]] = {name: [] for name in SUBFAMILIES}
     for seed in (int(s) for s in args.seeds.split(",")):
         split = group_split({k: groups[k] for k in truth.rules}, "failure_class", 0.4, seed)
