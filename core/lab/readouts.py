@@ -185,8 +185,8 @@ class Reader:
         if found is not None and found[0] is truth:
             return found[1]
         judged = np.zeros(self.n_rules, dtype=bool)
-        for key, universe in truth.universe.items():
-            if universe and key in self.rule_row:
+        for key, judged_keys in truth.universe.items():
+            if judged_keys and key in self.rule_row:
                 judged[self.rule_row[key]] = True
         positives = self._flat(truth.positives)
 
