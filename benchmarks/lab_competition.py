@@ -13,7 +13,9 @@ because it was written from it, and would take every other rule's claim on t awa
 (``--self-competes`` lets it, to show what that changes).
 *Self-relative floor* (label-free: it reads the rule's source, as every pool does): r also claims a
 failure t of its pool, without a domain conflict, whose cosine reaches alpha x the cosine of r to
-its own source.
+its own source. ``--relative-floor z`` replaces it by a floor from the rule's own cosines over the
+run (reads only scores): r also claims such a t whose cosine reaches mean + z x standard deviation
+of r's cosines to every trajectory (z 2, 2.5, 3, 3.5; and at least 0.40).
 
 The family is fixed before any held-back figure is read: reference base, failure_class withheld,
 failure gate on the domain field, alias floor 0.50, precision same as recall; what is embedded
@@ -61,6 +63,8 @@ TARGETS = ("condition_vs_haystack", "haystack", "signature_then_classfree")
 THRESHOLDS: tuple[float | None, ...] = (None, 0.4, 0.5, 0.6)
 FLOORS = (0.45, 0.50, 0.55, 0.58, 0.62)
 ALPHAS: tuple[float | None, ...] = (None, 0.8, 0.85, 0.9)
+ZS: tuple[float | None, ...] = (None, 2.0, 2.5, 3.0, 3.5)
+Z_COSINE_MIN = 0.40
 Competition = tuple[str, str, float]  # (value: score | cosine, mode: abs | topk, delta or k)
 COMPETITIONS: tuple[Competition | None, ...] = (
     None, *((on, "abs", d) for on in ("score", "cosine") for d in (0.0, 0.05, 0.10)),
@@ -79,13 +83,14 @@ class Row:
     def label(self) -> str:
         short = self.setting.name.replace("reference-0.3.1 no-failure-class sem ", "").replace(
             " m=0.10 failure-gate=domain w=0.20", "").replace(" alias=0.50 prec=same_as_recall", "")
-        return f"{short} alpha={self.alpha} competition={self.competition}"
+        return f"{short} relative-floor={self.alpha} competition={self.competition}"
 
 
 class Family:
     """Every setting of the family decided once on the store's rules and trajectories."""
 
-    def __init__(self, store: Path, scope: str, competitors: str, self_competes: bool) -> None:
+    def __init__(self, store: Path, scope: str, competitors: str, self_competes: bool,
+                 relative_floor: str = "alpha") -> None:
         self.rules, self.trajectories, self.embed = store_inputs(store)
         self.reader = Reader(self.rules, self.trajectories)
         self.n_rules, self.n_traj = len(self.rules), len(self.trajectories)
@@ -93,6 +98,7 @@ class Family:
         self.source.ravel()[self.reader.source_pairs] = True
         self.domain = np.asarray([r.domain or "" for r in self.rules])
         self.scope, self.competitors, self.self_competes = scope, competitors, self_competes
+        self.relative_floor = relative_floor
         self._deciders: dict[tuple[bool, SemanticTarget], ClaimDecider] = {}
 
     def decider(self, setting: Setting) -> ClaimDecider:
@@ -143,17 +149,26 @@ class Family:
             scored, profile = decider.scored, setting.profile()
             base = decider.decide(profile)
             assert scored.cosine is not None
-            own = np.where(self.source, scored.cosine, -np.inf).max(axis=1)  # -inf: no source in the run
+            if self.relative_floor == "z":
+                rule_floor = (scored.cosine.mean(axis=1), scored.cosine.std(axis=1))
+                own = np.zeros(self.n_rules)  # every rule has a distribution (no source needed)
+            else:
+                own = np.where(self.source, scored.cosine, -np.inf).max(axis=1)  # -inf: no source in the run
             failure = scored.index.failure[None, :]
             conflict = scored.domain_conflict | (group_conflict(decider.trigger_codes[:, None],
                                                                 scored.fallback_codes[None, :]) & failure)
             open_pairs = failure & ~conflict & decider.pools(profile).union & ~self.source & np.isfinite(own)[:, None]
-            for alpha in ALPHAS:
+            for alpha in (ZS if self.relative_floor == "z" else ALPHAS):
                 prevented = base.prevented
                 if alpha is not None:
+                    if self.relative_floor == "z":
+                        mean, spread = rule_floor
+                        reach = np.maximum(mean + alpha * spread, Z_COSINE_MIN)[:, None]
+                    else:
+                        reach = alpha * own[:, None]
                     mask = np.zeros(self.n_rules * self.n_traj, dtype=bool)
                     mask[prevented] = True
-                    mask |= (open_pairs & (scored.cosine >= alpha * own[:, None])).ravel()
+                    mask |= (open_pairs & (scored.cosine >= reach)).ravel()
                     prevented = np.flatnonzero(mask)
                 for competition in COMPETITIONS:
                     kept = prevented if competition is None else self.compete(setting, prevented, competition)
@@ -206,14 +221,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--inner-cv", action="store_true")
     parser.add_argument("--ceiling", action="store_true")
     parser.add_argument("--class-sizes", action="store_true")
+    parser.add_argument("--relative-floor", choices=("alpha", "z"), default="alpha",
+                        help="the per-rule floor: alpha x the cosine to its source, or mean + z sd of its cosines")
     args = parser.parse_args(argv)
-    family = Family(args.store, args.scope, args.competitors, args.self_competes)
+    family = Family(args.store, args.scope, args.competitors, args.self_competes, args.relative_floor)
     truth = failure_class_proxy(family.rules, family.trajectories)
     groups = rule_groups(family.rules, family.trajectories, "failure_class")
     rows = family.rows()
     reference = family.decider(REFERENCE_SEMANTIC).decide(REFERENCE_SEMANTIC.profile())
     print(f"{args.store}: {family.n_rules} rules x {family.n_traj} trajectories; {len(rows)} settings; "
           f"scope={args.scope} competitors={args.competitors} self-competes={args.self_competes} "
+          f"relative-floor={args.relative_floor} "
           f"choice={'inner group CV on the tuning part' if args.inner_cv else 'tuning F1'}")
     if args.class_sizes:
         recall_by_class_size(family, truth, groups)
