@@ -17,7 +17,7 @@ Claims are flat pair indices ``row * T + column`` over the run's rules and traje
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,20 @@ class Claims:
 
 
 @dataclass
+class _Composed:
+    """A setting's candidate pairs with their composed score and broken evidence: what every
+    setting with the same matcher (but its name), semantic state, broken evidence and lowest
+    threshold composes alike (adjacent settings of a grid often differ only in margin or pools)."""
+
+    key: tuple[Any, ...]
+    pairs: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    score: np.ndarray
+    evidence: np.ndarray
+
+
+@dataclass
 class _Pools:
     union: np.ndarray  # [R, T] bool: recall | precision pool
     precision: np.ndarray  # [R, T] bool
@@ -98,6 +112,7 @@ class ClaimDecider:
         self.scored = scored
         self.trigger_codes = trigger_codes(scored.rules)
         self._pools: dict[tuple[Any, ...], _Pools] = {}
+        self._composed: _Composed | None = None
 
     def pools(self, profile: ReplayProfile) -> _Pools:
         key = (profile.pool_policy, profile.precision_scope, profile.recall_scope, profile.unscoped_pool)
@@ -110,18 +125,16 @@ class ClaimDecider:
             found = self._pools[key] = _Pools(recall | precision, precision)
         return found
 
-    def decide(self, profile: ReplayProfile) -> Claims:
+    def composed(self, profile: ReplayProfile, matcher: Any, semantic: bool, lowest_threshold: float) -> _Composed:
+        """The candidate pairs, their score and broken evidence; the last one is kept for the next
+        setting (one at a time: at 10^7 pairs each is hundreds of MB)."""
+        key = (replace(matcher, name=""), semantic, profile.broken_evidence, lowest_threshold)
+        if self._composed is not None and self._composed.key == key:
+            return self._composed
+        self._composed = None  # let the old arrays go before the new ones are made
         s = self.scored
-        s.check_profile(profile)
-        n_rules, n_traj = len(s.rules), len(s.trajectories)
-        semantic = profile.semantic and s.cosine is not None
-        matcher = mb.matcher_profile(profile.matcher, semantic=semantic)
-        thresholds = engine.rule_thresholds(s.rules, profile)
-        if not n_rules or not n_traj:
-            empty = np.zeros(0, dtype=np.int64)
-            return Claims(n_rules, n_traj, empty, empty)
-        pairs = candidate_pairs(s, matcher, semantic, float(thresholds.min()))
-        rows, cols = np.divmod(pairs, n_traj)
+        pairs = candidate_pairs(s, matcher, semantic, lowest_threshold)
+        rows, cols = np.divmod(pairs, len(s.trajectories))
 
         def at(values: np.ndarray) -> np.ndarray:
             return np.asarray(values.ravel()[pairs])
@@ -134,23 +147,41 @@ class ClaimDecider:
         cosine = at(s.cosine) if semantic and s.cosine is not None else None
         score, blend, _view, floor = compose_scores(*parts, cosine, *hits, matcher)
         blend = np.where(blank, 0.0, blend)  # as ScoredPairs.compose: a blank trigger's blend is 0
-        failure = s.index.failure[cols]
         evidence = score
         if profile.broken_evidence == "lexical":
             if semantic:  # replay's extra lexical pass, read on the successes
                 lexical = mb.matcher_profile(profile.matcher, semantic=False)
                 l_score, l_blend, _v, l_floor = compose_scores(*parts, None, *hits, lexical)
                 l_blend = np.where(blank, 0.0, l_blend)
-                evidence = np.where(failure, score, engine.lexical_evidence_of(l_score, l_blend, l_floor))
+                evidence = np.where(s.index.failure[cols], score,
+                                    engine.lexical_evidence_of(l_score, l_blend, l_floor))
             else:
                 evidence = engine.lexical_evidence_of(score, blend, floor)
-        conflict = at(s.domain_conflict)
+        self._composed = _Composed(key, pairs, rows, cols, score, evidence)
+        return self._composed
+
+    def decide(self, profile: ReplayProfile) -> Claims:
+        s = self.scored
+        s.check_profile(profile)
+        n_rules, n_traj = len(s.rules), len(s.trajectories)
+        semantic = profile.semantic and s.cosine is not None
+        matcher = mb.matcher_profile(profile.matcher, semantic=semantic)
+        thresholds = engine.rule_thresholds(s.rules, profile)
+        if not n_rules or not n_traj:
+            empty = np.zeros(0, dtype=np.int64)
+            return Claims(n_rules, n_traj, empty, empty)
+        composed = self.composed(profile, matcher, semantic, float(thresholds.min()))
+        pairs, rows, cols, score, evidence = (composed.pairs, composed.rows, composed.cols, composed.score,
+                                              composed.evidence)
+        failure = s.index.failure[cols]
+        conflict = np.asarray(s.domain_conflict.ravel()[pairs])
         if profile.domain_gate_fallback or profile.failure_gate_fallback:
             fallback = group_conflict(self.trigger_codes[rows], s.fallback_codes[cols])
             conflict = engine.gate_conflict(conflict, fallback, failure, profile)
         margin = engine.rule_margins(s.rules, profile)
         codes = pair_codes(
-            score=score, thr=thresholds[rows], prefilter_ok=s.prefilter_ok[rows], context_matched=at(s.context_matched),
+            score=score, thr=thresholds[rows], prefilter_ok=s.prefilter_ok[rows],
+            context_matched=np.asarray(s.context_matched.ravel()[pairs]),
             context_total=s.context_total[rows], domain_conflict=conflict, fail=failure, recovery=s.recovery[cols],
             margin=margin if np.ndim(margin) == 0 else np.asarray(margin)[rows], evidence=evidence,
         )

@@ -124,3 +124,22 @@ def test_the_failure_gate_on_the_domain_field_blocks_another_domain_s_unlabelled
                                                  failure_gate_fallback=True).profile())
     assert open_gate.results[0].prevented == (0, 1, 2, 3)
     assert gated.results[0].prevented == ()
+
+
+def test_settings_decided_one_after_another_on_one_decider_each_decide_as_a_full_replay() -> None:
+    """The decider keeps the last setting's composed scores for the next one that composes alike
+    (same matcher, semantic state, broken evidence and lowest threshold): neighbours that differ
+    only in a field the composition does not read, or in one it does, must still each decide as
+    their own full replay."""
+    rules, trajectories = _replay_inputs(1)  # a seed whose breaks differ between score and lexical evidence
+    embed = TopicEmbed()
+    base = Setting(base="workbench", threshold=0.5)
+    sequence = [base, Setting(base="workbench", threshold=0.5, margin=0.2),
+                Setting(base="workbench", threshold=0.5, broken_evidence="score"),
+                Setting(base="workbench", threshold=0.5, broken_evidence="score", precision_scope="same_as_recall"),
+                Setting(base="workbench", threshold=0.5, alias_floor=0.5), base,
+                Setting(base="workbench", threshold=0.5, semantic=False), base]
+    decider = ClaimDecider(ScoredPairs.build(rules, trajectories, embed=embed))
+    for setting in sequence:
+        full = replay(rules, trajectories, setting.profile(), embed=embed)
+        assert _claims_equal(decider.decide(setting.profile()), full.results, rules, trajectories), setting.name
