@@ -4,6 +4,7 @@ milliseconds, is benchmarks/gui_stall.py's figure)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,21 +59,36 @@ def big_window(qtbot: Any, tmp_path: Path, demo_corpus: Path, runner: JobRunner)
     services.close()
 
 
-def test_the_gui_thread_keeps_turning_and_results_arrive_while_replaying(qtbot: Any, big_window: MainWindow) -> None:
+def test_the_gui_thread_keeps_turning_and_results_arrive_while_replaying(
+        qtbot: Any, big_window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     window = big_window
     window.workspace.rules.select_row(3)
     window.replay.process.start()  # as the app does at start-up
     arrivals: list[int] = []
     live: list[bool] = []
+    ended: list[bool] = []
 
     def on_loaded() -> None:
         # The table's rows are read off the GUI thread after each arrival: results are in the
-        # table while the run is still going (status "running").
+        # table before the window has handled the run's end.
         rows = [window.rule_model.rule(r) for r in range(window.rule_model.rowCount())]
-        live.append(window.replay.running and any(r.run_id in arrivals for r in rows))
+        live.append(not ended and any(r.run_id in arrivals for r in rows))
 
     window.replay.results_arrived.connect(arrivals.append)
     window.rule_model.loaded.connect(on_loaded)
+    # A short run can end before a chunk's table read lands (more so on a loaded machine): the
+    # window's handling of the end is held (up to 60 s) until a read has shown the run's rows.
+    finish = window.replay._on_finished
+    deadline = time.monotonic() + 60
+
+    def finish_after_a_live_read() -> None:
+        if any(live) or time.monotonic() > deadline:
+            ended.append(True)
+            finish()
+        else:
+            QTimer.singleShot(50, finish_after_a_live_read)
+
+    monkeypatch.setattr(window.replay, "_on_finished", finish_after_a_live_read)  # connected by start()
     beat = Heartbeat()
     beat.start()
     with qtbot.waitSignal(window.replay.replay_done, timeout=120_000):
@@ -82,9 +98,7 @@ def test_the_gui_thread_keeps_turning_and_results_arrive_while_replaying(qtbot: 
     done = window.replay.last_done
     assert done is not None and done.status == "complete" and done.pairs >= 3000
     assert arrivals, "results must arrive as chunks finish, before the run ends"
-    # The table re-reads them off the GUI thread: a run shorter than a second (cached results)
-    # may end before a read lands; test_replay_progress checks rows in the table while a long run goes on.
-    assert any(live) or done.seconds < 1.0, (done.seconds, live)
+    assert any(live), (done.seconds, live)
     assert beat.ticks > 10
     # The table now shows the new run's results; the history lists both runs (both re-read
     # through the executor after the run: wait for them).
