@@ -128,10 +128,12 @@ def load_trajectories(store: Store, check: Check | None = None) -> list[ReplayTr
             if check is not None:
                 check()
             # The stored content hash is the record's hash (``snapshot.record_hash``): the
-            # run's corpus hash is built from it without serialising every record again.
+            # run's corpus hash is built from it without serialising every record again. The
+            # record stays JSON text (1 KB, not a 6 KB dict): the engine parses it once, where
+            # it builds the views, on every core (``core.replay.side_slices``).
             out.extend(
                 ReplayTrajectory(key=int(r[0]), trajectory_id=r[1], corpus=r[2], domain=r[3], success=bool(r[4]),
-                                 failure_class=r[5], record=json.loads(r[6]), record_hash=r[7])
+                                 failure_class=r[5], record=r[6], record_hash=r[7])
                 for r in rows
             )
     return out

@@ -19,15 +19,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.checked import Check, checked
+from core.checked import Check
 from core.replay import matcher_bridge as mb
-from core.replay import parallel, view_cache
+from core.replay import parallel, side_slices, view_cache
 from core.replay.buckets import bucket_codes
 from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
-from core.replay.recovery import recovery_mask
 from core.replay.results import chunk_results
 from core.replay.snapshot import build_config, config_hash
 from core.replay.types import (
@@ -60,10 +59,13 @@ def _chunk_size(n_traj: int) -> int:
 def withhold_failure_class(trajectories: Sequence[ReplayTrajectory]) -> list[ReplayTrajectory]:
     """The trajectories without ``failure_class``, in the record and beside it (a profile with
     ``read_failure_class=False``): the same keys, ids, domains and outcomes."""
-    return [t if t.failure_class is None and "failure_class" not in t.record else
-            replace(t, failure_class=None, record_hash=None,
-                    record={k: v for k, v in t.record.items() if k != "failure_class"})
-            for t in trajectories]
+    out = []
+    for t in trajectories:
+        record = t.record  # parsed once (a record kept as text is parsed at each read)
+        out.append(t if t.failure_class is None and "failure_class" not in record else
+                   ReplayTrajectory(t.key, t.trajectory_id, t.corpus, t.domain, t.success, None,
+                                    {k: v for k, v in record.items() if k != "failure_class"}))
+    return out
 
 
 def chunk_bounds(n_rules: int, n_traj: int) -> list[tuple[int, int]]:
@@ -149,8 +151,10 @@ def replay(
         if not profile.read_failure_class:  # the config keeps the real corpus hash; the side is another
             trajectories = withhold_failure_class(trajectories)
             side_key += ":no-failure-class"
+        # The per-trajectory part of the side is built on as many processes as will score.
+        side_processes = parallel.resolve_workers(workers, total_pairs, n_traj // side_slices.MIN_SLICE)
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, side_key, check, side_store)
+            trajectories, matcher, prune, side_key, check, side_store, side_processes)
         ensure_scope_columns(index, trajectories)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
@@ -215,14 +219,14 @@ def replay(
 
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
-    persisted: view_cache.Persisted | None = None,
+    persisted: view_cache.Persisted | None = None, processes: int = 1,
 ) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
     """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
     reused when the very same trajectories come again (the what-if loop, replaying a
     selection), from memory or from ``persisted`` (the store's copy, for a new process)."""
     key = trajectory_side_key(trajectories, matcher.include_input, prune, corpus)
-    side = view_cache.cached(key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check),
-                             persisted)
+    side = view_cache.cached(
+        key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check, processes), persisted)
     if check is not None:
         check()
     return side
@@ -241,11 +245,16 @@ def trajectory_side_key(
 
 def build_trajectory_side(
     trajectories: Sequence[ReplayTrajectory], matcher: Any, prune: bool | None, check: Check | None,
+    processes: int = 1,
 ) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
-    views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
-    view_index = mb.index_views(views, prune, check)
+    """``processes``: how many processes build the per-trajectory part (``side_slices``; the
+    same side whatever the number)."""
+    slices = side_slices.build_slices(trajectories, matcher.include_input, mb.prunes(len(trajectories), prune),
+                                      check, processes)
+    views = [view for part in slices for view in part.views]
+    view_index = mb.index_views(views, prune, check, [part.tokens for part in slices])
     index = PoolIndex.build(trajectories)
-    recovery = recovery_mask(trajectories)
+    recovery = np.concatenate([part.recovery for part in slices])
     codes = trajectory_fallback_codes(trajectories)
     for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
         shared.flags.writeable = False

@@ -37,7 +37,7 @@ import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.replay.types import RuleResult
 
@@ -50,6 +50,7 @@ POLL_S = 0.05
 #: units handed to each worker ahead of the one it is scoring (so it never waits for the parent)
 AHEAD_PER_WORKER = 1
 
+T = TypeVar("T")
 Bounds = tuple[int, int]
 ScoreChunk = Callable[[int, int], list[RuleResult]]
 
@@ -243,3 +244,66 @@ def _dispatch(
             yield bounds, results
     for conn in conns:
         conn.send(None)
+
+
+def _call(task: Callable[[], Any], conn: Connection) -> None:
+    """A helper process of ``forked_calls``: run ``task`` and send back its value (or its failure)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        value = task()
+    except BaseException as error:  # noqa: BLE001 - every failure must reach the parent
+        conn.send(("error", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+        return
+    conn.send(("ok", value))
+
+
+def forked_calls(
+    here: Callable[[], T], elsewhere: Sequence[Callable[[], T]], check: Callable[[], None] | None = None,
+) -> list[T]:
+    """``[here(), *(task() for task in elsewhere)]``, each of ``elsewhere`` run in a forked
+    process while this one runs ``here`` (the trajectory side of a large run, built per slice).
+
+    The same rules as the scoring workers: fork only where ``fork_is_safe`` (the caller checks),
+    values come back pickled, ``check`` (a cancel, which may raise) is called every ``POLL_S``
+    while waiting, and whatever happens the helpers are killed and reaped before this returns.
+    A helper's exception or death raises ``WorkerFailed``."""
+    context = multiprocessing.get_context("fork")
+    processes: list[Any] = []
+    readers: list[Connection] = []
+    try:
+        for task in elsewhere:
+            reader, writer = context.Pipe(duplex=False)
+            readers.append(reader)
+            process = context.Process(target=_call, args=(task, writer), daemon=True, name="replay-side")
+            process.start()
+            writer.close()
+            processes.append(process)
+        values = [here()]
+        for process, reader in zip(processes, readers, strict=True):
+            while True:
+                if check is not None:
+                    check()
+                ready = wait([reader, process.sentinel], timeout=POLL_S)
+                if reader in ready:
+                    try:
+                        status, payload = reader.recv()
+                    except EOFError:  # it died while sending
+                        status, payload = "error", f"exit code {process.exitcode}"
+                    if status != "ok":
+                        raise WorkerFailed(f"a process building the trajectory side failed: {payload}")
+                    values.append(payload)
+                    break
+                if process.sentinel in ready and not reader.poll():
+                    raise WorkerFailed(f"a process building the trajectory side ended unexpectedly "
+                                       f"(exit code {process.exitcode})")
+        return values
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes:
+            process.join()
+            process.close()
+        for reader in readers:
+            reader.close()

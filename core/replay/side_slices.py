@@ -1,0 +1,76 @@
+"""The per-trajectory part of a run's trajectory side, built slice by slice, on every core.
+
+Each trajectory's record is parsed once (the store hands records over as JSON text:
+``ReplayTrajectory.record``), its views built (``TrajectoryViews``), its recovered-run flag
+read from the same parse, and the views' token ids and distinct words listed
+(``view_tokens.tokenize_slice``): about three quarters of a 10^5-trajectory run's fixed
+cost, all of it independent from one trajectory to the next. A large run splits its
+trajectories into consecutive slices: this process builds the first while forked helpers
+build the others (``parallel.forked_calls``: fork only where it is safe, cancellable,
+helpers reaped), and ``engine.build_trajectory_side`` merges them into the very side one
+slice gives (``tests/core/test_view_slices.py``: every array, vocabulary and answer equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.checked import Check, checked
+from core.matching.view_tokens import SliceTokens, tokenize_slice
+from core.matching.views import TrajectoryViews
+from core.replay import parallel
+from core.replay.recovery import recovery_reason
+from core.replay.types import ReplayTrajectory
+
+#: trajectories per slice at least: below it a helper's fork and the views sent back cost
+#: more than the slice saves
+MIN_SLICE = 10_000
+
+
+@dataclass(frozen=True)
+class SideSlice:
+    """What the trajectories of one slice contribute to the side."""
+
+    views: list[TrajectoryViews]
+    recovery: np.ndarray  # bool, one per trajectory: reads as a recovered run
+    tokens: SliceTokens
+
+
+def build_slice(
+    trajectories: Sequence[ReplayTrajectory], include_input: bool, with_words: bool, check: Check | None,
+) -> SideSlice:
+    views: list[TrajectoryViews] = []
+    recovered: list[bool] = []
+    for t in checked(trajectories, check):
+        record = t.record  # parsed here, once (kept as text by a run over the store)
+        views.append(TrajectoryViews.from_record(record, include_input=include_input))
+        recovered.append(recovery_reason(t.trajectory_id, record.get("task"), t.failure_class) is not None)
+    return SideSlice(views, np.asarray(recovered, dtype=bool), tokenize_slice(views, with_words, check))
+
+
+def slice_bounds(count: int, processes: int) -> list[tuple[int, int]]:
+    """Consecutive, nearly equal slices: at most ``processes``, each of ``MIN_SLICE`` or more
+    (one slice for a small set)."""
+    parts = max(1, min(processes, count // MIN_SLICE))
+    edges = [count * i // parts for i in range(parts + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def build_slices(
+    trajectories: Sequence[ReplayTrajectory], include_input: bool, with_words: bool, check: Check | None,
+    processes: int = 1,
+) -> list[SideSlice]:
+    """Every slice's part, in order: the first built here, the others in forked helpers."""
+    bounds = slice_bounds(len(trajectories), processes)
+
+    def part(lo: int, hi: int, part_check: Check | None) -> SideSlice:
+        return build_slice(trajectories[lo:hi], include_input, with_words, part_check)
+
+    if len(bounds) == 1:
+        return [part(0, len(trajectories), check)]
+    # The helpers are not cancelled by ``check`` themselves: this process kills them on a cancel.
+    elsewhere = [lambda lo=lo, hi=hi: part(lo, hi, None) for lo, hi in bounds[1:]]
+    return parallel.forked_calls(lambda: part(*bounds[0], check), elsewhere, check)
