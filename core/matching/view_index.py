@@ -17,7 +17,7 @@ from scipy import sparse
 
 from core.matching.tables import DOMAIN_GROUPS
 from core.matching.text import normalize
-from core.matching.view_tokens import WORD_VIEWS, SliceTokens, merge_tokens, tokenize_slice
+from core.matching.view_tokens import WORD_VIEWS, SliceTokens, ViewColumns, merge_tokens, tokenize_slice
 from core.matching.views import TrajectoryViews
 from core.matching.word_index import WordIndex
 
@@ -29,7 +29,7 @@ class ViewIndex:
     """Trajectory-side precomputation; build once with :func:`index_views`, reuse across
     rule sets (the what-if loop)."""
 
-    views: tuple[TrajectoryViews, ...]
+    views: Sequence[TrajectoryViews]  # a tuple, or a run's views built on demand (``side_slices``)
     vocab: dict[str, int]
     hay_tokens: sparse.csr_matrix  # [T, V] 0/1
     sig_tokens: sparse.csr_matrix
@@ -198,12 +198,12 @@ def _pair_codes(flat: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _word_indexes(
-    views: Sequence[TrajectoryViews], slices: Sequence[SliceTokens], check: Callable[[], None] | None,
+    columns: ViewColumns, slices: Sequence[SliceTokens], check: Callable[[], None] | None,
 ) -> dict[str, WordIndex]:
     if any(s.words is None for s in slices):  # tokenised without word lists: list the words here
-        return {short: WordIndex([getattr(v, name) for v in views], check) for short, name in WORD_VIEWS.items()}
-    return {short: WordIndex.from_slices([getattr(v, name) for v in views], [s.words[short] for s in slices
-                                                                             if s.words is not None])
+        return {short: WordIndex(getattr(columns, name), check) for short, name in WORD_VIEWS.items()}
+    return {short: WordIndex.from_slices(getattr(columns, name), [s.words[short] for s in slices
+                                                                  if s.words is not None])
             for short, name in WORD_VIEWS.items()}
 
 
@@ -230,12 +230,16 @@ def index_views(
     ``PRUNE_MIN_TRAJECTORIES`` trajectories up. ``slices``: the views' tokens computed
     already, per consecutive slice (``view_tokens.tokenize_slice``, with word lists when
     pruning); the index is the one built from the views alone."""
-    views = tuple(views)
+    if isinstance(views, list):
+        views = tuple(views)  # any other sequence is kept as it is (a run's views built on demand)
     if prune is None:
         prune = len(views) >= PRUNE_MIN_TRAJECTORIES
     count = len(views)
     if slices is None:
         slices = [tokenize_slice(views, prune, check)]
+    columns = slices[0].columns if len(slices) == 1 else ViewColumns.joined([s.columns for s in slices])
+    if len(columns) != count:
+        raise ValueError(f"the slices hold {len(columns)} views, not {count}")
     merged = merge_tokens(slices)
     vocab = merged.vocab
     bigram_vocab: dict[tuple[str, str], int] = {}
@@ -249,12 +253,12 @@ def index_views(
     hay = _binary_flat(hay_flat, hay_len, count, n_vocab)
     sig = _binary_flat(sig_flat, sig_len, count, n_vocab)
     union = _binary_flat(*_row_concat(hay_flat, hay_len, sig_flat, sig_len), count, n_vocab)
-    hay_joined, hay_starts = _joined([v.haystack for v in views])
-    sig_joined, sig_starts = _joined([v.signature for v in views])
-    ref_joined, ref_starts = _joined([v.reference_signature for v in views])
+    hay_joined, hay_starts = _joined(columns.haystack)
+    sig_joined, sig_starts = _joined(columns.signature)
+    ref_joined, ref_starts = _joined(columns.reference_signature)
     groups = []
-    for view in views:
-        segment = view.failure_class.split("/")[0] if view.failure_class else ""
+    for failure_class in columns.failure_class:
+        segment = failure_class.split("/")[0] if failure_class else ""
         group = DOMAIN_GROUPS.get(segment.lower()) if segment else None
         groups.append(-1 if group is None else _GROUP_CODE[group])
     return ViewIndex(
@@ -275,8 +279,8 @@ def index_views(
         sig_starts=sig_starts,
         ref_joined=ref_joined,
         ref_starts=ref_starts,
-        domain_norm=tuple(None if v.domain is None else normalize(v.domain) for v in views),
+        domain_norm=tuple(None if domain is None else normalize(domain) for domain in columns.domain),
         group=np.asarray(groups, dtype=np.int64),
-        success=np.asarray([v.success for v in views], dtype=bool),
-        words=_word_indexes(views, slices, check) if prune else None,
+        success=np.asarray(columns.success, dtype=bool),
+        words=_word_indexes(columns, slices, check) if prune else None,
     )

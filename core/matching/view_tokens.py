@@ -14,6 +14,7 @@ slice gives (``test_view_slices``). Word lists for the word indexes are split th
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,32 @@ WORD_VIEWS = {"hay": "haystack", "sig": "signature", "ref": "reference_signature
 
 
 @dataclass(frozen=True)
+class ViewColumns:
+    """What the index reads from each view besides its tokens (texts, domain, class, outcome),
+    column by column: a slice built elsewhere sends these strings, not the views."""
+
+    haystack: list[str]
+    signature: list[str]
+    reference_signature: list[str]
+    domain: list[str | None]
+    failure_class: list[str | None]
+    success: list[bool]
+
+    @classmethod
+    def of(cls, views: Sequence[TrajectoryViews]) -> ViewColumns:
+        return cls([v.haystack for v in views], [v.signature for v in views], [v.reference_signature for v in views],
+                   [v.domain for v in views], [v.failure_class for v in views], [v.success for v in views])
+
+    @classmethod
+    def joined(cls, parts: Sequence[ViewColumns]) -> ViewColumns:
+        return cls(*([value for part in parts for value in getattr(part, f.name)]
+                     for f in dataclasses.fields(cls)))
+
+    def __len__(self) -> int:
+        return len(self.haystack)
+
+
+@dataclass(frozen=True)
 class SliceTokens:
     """One slice's token ids (its own numbering) and word lists; plain arrays and strings, so
     a worker process sends it back cheaply."""
@@ -41,6 +68,7 @@ class SliceTokens:
     flat: tuple[np.ndarray, ...]  # per token view: every row's own ids, concatenated (int64)
     lengths: tuple[np.ndarray, ...]  # per token view: each row's length (int64)
     words: dict[str, WordSlice] | None  # per word-indexed view; None: no word indexes
+    columns: ViewColumns
 
 
 def tokenize_slice(
@@ -77,7 +105,7 @@ def tokenize_slice(
     words = None
     if with_words:
         words = {short: word_slice([getattr(v, name) for v in views], check) for short, name in WORD_VIEWS.items()}
-    return SliceTokens(list(vocab), tuple(first_seen), tuple(flats), tuple(lengths), words)
+    return SliceTokens(list(vocab), tuple(first_seen), tuple(flats), tuple(lengths), words, ViewColumns.of(views))
 
 
 def _in_order_of_appearance(flat: np.ndarray) -> np.ndarray:

@@ -153,8 +153,11 @@ def replay(
             side_key += ":no-failure-class"
         # The per-trajectory part of the side is built on as many processes as will score.
         side_processes = parallel.resolve_workers(workers, total_pairs, n_traj // side_slices.MIN_SLICE)
+        # A lexical run too large for the side caches scores from the index alone: its views
+        # are built when read (never, in the run), not kept (``side_slices.RecordViews``).
+        keep_views = state == "on" or n_traj <= view_cache.MAX_TRAJECTORIES
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, side_key, check, side_store, side_processes)
+            trajectories, matcher, prune, side_key, check, side_store, side_processes, keep_views)
         ensure_scope_columns(index, trajectories)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
@@ -168,7 +171,7 @@ def replay(
         if profile.broken_evidence == "lexical" and state == "on" and success_cols.size:
             lexical_successes = (
                 success_cols,
-                mb.index_views([views[j] for j in success_cols], prune, check),
+                mb.index_views([views[j] for j in success_cols.tolist()], prune, check),
                 mb.matcher_profile(profile.matcher, semantic=False),
             )
     except Cancelled:
@@ -219,14 +222,15 @@ def replay(
 
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
-    persisted: view_cache.Persisted | None = None, processes: int = 1,
-) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    persisted: view_cache.Persisted | None = None, processes: int = 1, keep_views: bool = True,
+) -> tuple[Sequence[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
     """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
     reused when the very same trajectories come again (the what-if loop, replaying a
     selection), from memory or from ``persisted`` (the store's copy, for a new process)."""
     key = trajectory_side_key(trajectories, matcher.include_input, prune, corpus)
     side = view_cache.cached(
-        key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check, processes), persisted)
+        key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check, processes, keep_views),
+        persisted)
     if check is not None:
         check()
     return side
@@ -245,13 +249,15 @@ def trajectory_side_key(
 
 def build_trajectory_side(
     trajectories: Sequence[ReplayTrajectory], matcher: Any, prune: bool | None, check: Check | None,
-    processes: int = 1,
-) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    processes: int = 1, keep_views: bool = True,
+) -> tuple[Sequence[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
     """``processes``: how many processes build the per-trajectory part (``side_slices``; the
-    same side whatever the number)."""
+    same side whatever the number). ``keep_views=False``: the views are not kept but built
+    from the records when read (``side_slices.RecordViews``; a large lexical run never reads them)."""
     slices = side_slices.build_slices(trajectories, matcher.include_input, mb.prunes(len(trajectories), prune),
-                                      check, processes)
-    views = [view for part in slices for view in part.views]
+                                      check, processes, keep_views)
+    views: Sequence[Any] = [view for part in slices for view in part.views or ()] if keep_views else \
+        side_slices.RecordViews(trajectories, matcher.include_input)
     view_index = mb.index_views(views, prune, check, [part.tokens for part in slices])
     index = PoolIndex.build(trajectories)
     recovery = np.concatenate([part.recovery for part in slices])

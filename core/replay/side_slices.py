@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -34,13 +35,45 @@ MIN_SLICE = 10_000
 class SideSlice:
     """What the trajectories of one slice contribute to the side."""
 
-    views: list[TrajectoryViews]
+    views: list[TrajectoryViews] | None  # None: not kept (the index needs only ``tokens``)
     recovery: np.ndarray  # bool, one per trajectory: reads as a recovered run
     tokens: SliceTokens
 
 
+class RecordViews(Sequence[TrajectoryViews]):
+    """The views of a run's trajectories, built from each record when read and not kept.
+
+    A lexical run over more than ``view_cache.MAX_TRAJECTORIES`` trajectories scores from the
+    index alone, which holds the views' texts (``ViewColumns``); the views themselves (their
+    sources: every original field text) were half of the side's memory, about 4.5 KB a
+    trajectory, and sending a slice's views from a helper cost the parent a second per 10^5.
+    Whatever reads them still gets exactly what ``TrajectoryViews.from_record`` gives."""
+
+    def __init__(self, trajectories: Sequence[ReplayTrajectory], include_input: bool) -> None:
+        self._trajectories = trajectories
+        self._include_input = include_input
+
+    def __len__(self) -> int:
+        return len(self._trajectories)
+
+    @overload
+    def __getitem__(self, index: int) -> TrajectoryViews: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TrajectoryViews]: ...
+
+    def __getitem__(self, index: int | slice) -> TrajectoryViews | list[TrajectoryViews]:
+        if isinstance(index, slice):
+            return [self._views(t) for t in self._trajectories[index]]
+        return self._views(self._trajectories[index])
+
+    def _views(self, trajectory: ReplayTrajectory) -> TrajectoryViews:
+        return TrajectoryViews.from_record(trajectory.record, include_input=self._include_input)
+
+
 def build_slice(
     trajectories: Sequence[ReplayTrajectory], include_input: bool, with_words: bool, check: Check | None,
+    keep_views: bool = True,
 ) -> SideSlice:
     views: list[TrajectoryViews] = []
     recovered: list[bool] = []
@@ -48,7 +81,8 @@ def build_slice(
         record = t.record  # parsed here, once (kept as text by a run over the store)
         views.append(TrajectoryViews.from_record(record, include_input=include_input))
         recovered.append(recovery_reason(t.trajectory_id, record.get("task"), t.failure_class) is not None)
-    return SideSlice(views, np.asarray(recovered, dtype=bool), tokenize_slice(views, with_words, check))
+    tokens = tokenize_slice(views, with_words, check)
+    return SideSlice(views if keep_views else None, np.asarray(recovered, dtype=bool), tokens)
 
 
 def slice_bounds(count: int, processes: int) -> list[tuple[int, int]]:
@@ -61,13 +95,14 @@ def slice_bounds(count: int, processes: int) -> list[tuple[int, int]]:
 
 def build_slices(
     trajectories: Sequence[ReplayTrajectory], include_input: bool, with_words: bool, check: Check | None,
-    processes: int = 1,
+    processes: int = 1, keep_views: bool = True,
 ) -> list[SideSlice]:
-    """Every slice's part, in order: the first built here, the others in forked helpers."""
+    """Every slice's part, in order: the first built here, the others in forked helpers.
+    ``keep_views=False``: the slices hold no views (``RecordViews`` builds them when read)."""
     bounds = slice_bounds(len(trajectories), processes)
 
     def part(lo: int, hi: int, part_check: Check | None) -> SideSlice:
-        return build_slice(trajectories[lo:hi], include_input, with_words, part_check)
+        return build_slice(trajectories[lo:hi], include_input, with_words, part_check, keep_views)
 
     if len(bounds) == 1:
         return [part(0, len(trajectories), check)]

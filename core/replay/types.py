@@ -64,10 +64,9 @@ class ReplayTrajectory:
         chosen = record if record is not None else _record
         if chosen is None:
             raise TypeError("ReplayTrajectory needs its record (a dict or its JSON text)")
-        for name, value in (("key", key), ("trajectory_id", trajectory_id), ("corpus", corpus),
-                            ("domain", domain), ("success", success), ("failure_class", failure_class),
-                            ("_record", chosen), ("record_hash", record_hash)):
-            object.__setattr__(self, name, value)
+        # Filled without the frozen ``__setattr__`` (a run over the store makes 10^5-10^6 of them).
+        self.__dict__.update(key=key, trajectory_id=trajectory_id, corpus=corpus, domain=domain, success=success,
+                             failure_class=failure_class, _record=chosen, record_hash=record_hash)
 
     @property
     def record(self) -> dict[str, Any]:

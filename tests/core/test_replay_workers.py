@@ -102,7 +102,8 @@ def test_n_workers_give_every_outcome_array_and_result_of_one_worker(
     seed: int, which: str, workers: int, n_rules: int, block: int, min_slice: int,
 ) -> None:
     """The N-worker run also builds its trajectory side in slices (``side_slices``, up to one
-    per worker) from records kept as JSON text, as a run over the store does."""
+    per worker) from records kept as JSON text, without views when lexical, as a large run
+    over the store does."""
     rules, trajectories = _inputs(seed, n_rules, 20)
     as_text = [dataclasses.replace(t, record=json.dumps(t.record)) for t in trajectories]
     profile = PROFILES[which]
@@ -110,7 +111,9 @@ def test_n_workers_give_every_outcome_array_and_result_of_one_worker(
     with small_chunks(block, len(trajectories)):
         one = engine.replay(rules, trajectories, profile, embed=embed, workers=1)
         view_cache.clear()  # built again, in slices, not taken from the one-worker run
-        with mock.patch.object(side_slices, "MIN_SLICE", min_slice):
+        # ... and as a set too large for the side caches (a lexical run then keeps no views)
+        with mock.patch.object(side_slices, "MIN_SLICE", min_slice), \
+                mock.patch.object(view_cache, "MAX_TRAJECTORIES", len(trajectories) - 1):
             many = engine.replay(rules, as_text, profile, embed=embed, workers=workers)
     assert one.status == many.status == "complete"
     assert one.pairs == many.pairs and one.config_hash == many.config_hash

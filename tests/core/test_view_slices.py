@@ -98,6 +98,17 @@ def test_a_side_built_by_helper_processes_is_the_side_built_here() -> None:
     assert not _side_children()
 
 
+def test_a_side_without_views_has_the_same_index_and_reads_views_from_the_records() -> None:
+    rng = random.Random(6)
+    trajectories = _as_text([trajectory_from_record(k, random_record(rng), "c") for k in range(12)])
+    matcher = mb.matcher_profile(None, False)
+    kept = engine.build_trajectory_side(trajectories, matcher, True, None)
+    lazy = engine.build_trajectory_side(trajectories, matcher, True, None, keep_views=False)
+    assert isinstance(lazy[0], side_slices.RecordViews)
+    _assert_same_index(lazy[1], kept[1])
+    assert len(lazy[0]) == len(kept[0]) and list(lazy[0]) == list(kept[0]) and lazy[0][3:5] == kept[0][3:5]
+
+
 def test_a_failing_helper_fails_the_build_with_its_traceback_and_is_reaped() -> None:
     with pytest.raises(parallel.WorkerFailed, match="ZeroDivisionError"):
         parallel.forked_calls(lambda: 1, [lambda: 1 // 0, lambda: 2])
