@@ -247,7 +247,10 @@ def index_views(
     hay_pairs, sig_pairs = _pair_codes(hay_flat, hay_len), _pair_codes(sig_flat, sig_len)
     codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
     token_of = list(vocab)
-    bigram_vocab.update(((token_of[c >> 32], token_of[c & 0xFFFFFFFF]), i) for i, c in enumerate(codes.tolist()))
+    # Both halves of every code looked up column-wise, then zipped (not a tuple built per code in Python).
+    firsts = [token_of[t] for t in (codes >> 32).tolist()]
+    seconds = [token_of[t] for t in (codes & 0xFFFFFFFF).tolist()]
+    bigram_vocab.update(zip(zip(firsts, seconds), range(len(firsts))))
     n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
     split = hay_pairs[1].size
     hay = _binary_flat(hay_flat, hay_len, count, n_vocab)
