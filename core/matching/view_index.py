@@ -9,7 +9,7 @@ Split from ``batch`` (which scores rule sets against a ``ViewIndex``).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +37,7 @@ class ViewIndex:
     ref_tokens: sparse.csr_matrix
     hay_size: np.ndarray  # [T] |tok(H)|
     sig_size: np.ndarray
-    bigram_vocab: dict[tuple[str, str], int]
+    bigram_vocab: Mapping[tuple[str, str], int]  # bigram -> column; iterates in column order
     hay_bigrams: sparse.csr_matrix  # [T, Bv]
     sig_bigrams: sparse.csr_matrix
     hay_joined: str
@@ -98,6 +98,45 @@ class ViewIndex:
         if len(self._scanned) < SCANNED_KEPT:
             self._scanned[(needle, view)] = found.copy()
         return found
+
+
+class BigramIds(Mapping[tuple[str, str], int]):
+    """Bigram -> its column in the bigram matrices, answered from the sorted bigram codes
+    (first token id << 32 | second token id; the column is the code's position) instead of a
+    dict of tuples: at 10^6 trajectories that dict held 3.5 million tuples, seconds of the
+    run's serial part and pages every scoring worker copied. A rule's few bigrams are looked
+    up per chunk. Iterates in column order, like the dict it replaces."""
+
+    def __init__(self, vocab: dict[str, int], codes: np.ndarray) -> None:
+        self._vocab = vocab
+        self._codes = codes
+
+    def _column(self, key: object) -> int | None:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return None
+        first, second = self._vocab.get(key[0]), self._vocab.get(key[1])
+        if first is None or second is None:
+            return None
+        code = (first << 32) | second
+        at = int(np.searchsorted(self._codes, code))
+        return at if at < self._codes.size and int(self._codes[at]) == code else None
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        column = self._column(key)
+        if column is None:
+            raise KeyError(key)
+        return column
+
+    def __contains__(self, key: object) -> bool:
+        return self._column(key) is not None
+
+    def __len__(self) -> int:
+        return int(self._codes.size)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        token_of = list(self._vocab)
+        return zip([token_of[t] for t in (self._codes >> 32).tolist()],
+                   [token_of[t] for t in (self._codes & 0xFFFFFFFF).tolist()])
 
 
 def candidate_columns(
@@ -242,15 +281,10 @@ def index_views(
         raise ValueError(f"the slices hold {len(columns)} views, not {count}")
     merged = merge_tokens(slices)
     vocab = merged.vocab
-    bigram_vocab: dict[tuple[str, str], int] = {}
     (hay_flat, sig_flat, ref_flat), (hay_len, sig_len, ref_len) = merged.flat, merged.lengths
     hay_pairs, sig_pairs = _pair_codes(hay_flat, hay_len), _pair_codes(sig_flat, sig_len)
     codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
-    token_of = list(vocab)
-    # Both halves of every code looked up column-wise, then zipped (not a tuple built per code in Python).
-    firsts = [token_of[t] for t in (codes >> 32).tolist()]
-    seconds = [token_of[t] for t in (codes & 0xFFFFFFFF).tolist()]
-    bigram_vocab.update(zip(zip(firsts, seconds), range(len(firsts))))
+    bigram_vocab = BigramIds(vocab, codes)
     n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
     split = hay_pairs[1].size
     hay = _binary_flat(hay_flat, hay_len, count, n_vocab)

@@ -137,3 +137,18 @@ def test_a_record_kept_as_json_text_reads_as_its_object() -> None:
     assert moved.record_is_text and moved.record == record
     with pytest.raises(TypeError, match="needs its record"):
         ReplayTrajectory(1, "t", "c", None, False, None)
+
+
+def test_bigram_columns_answer_as_the_dict_of_every_bigram_did() -> None:
+    views = [TrajectoryViews.from_record(r) for r in _records(9, 30)]
+    index = index_views(views, True)
+    token_of = list(index.vocab)
+    as_dict = {}  # the dict the index used to hold: each sorted code's pair -> its position
+    for column, code in enumerate(sorted({(index.vocab[a] << 32) | index.vocab[b] for a, b in index.bigram_vocab})):
+        as_dict[(token_of[code >> 32], token_of[code & 0xFFFFFFFF])] = column
+    assert list(index.bigram_vocab.items()) == list(as_dict.items()) and len(index.bigram_vocab) == len(as_dict)
+    first, second = next(iter(as_dict))
+    for missing in ((second + "x", first), (first, "no-such-token"), "not a pair", (first,)):
+        assert missing not in index.bigram_vocab
+        with pytest.raises(KeyError):
+            index.bigram_vocab[missing]  # type: ignore[index]
