@@ -254,14 +254,18 @@ def build_trajectory_side(
     """``processes``: how many processes build the per-trajectory part (``side_slices``; the
     same side whatever the number). ``keep_views=False``: the views are not kept but built
     from the records when read (``side_slices.RecordViews``; a large lexical run never reads them)."""
+    by_fields: list[tuple[PoolIndex, np.ndarray]] = []  # what reads the fields beside the records
+
+    def from_fields() -> None:  # built while the helpers finish their slices
+        by_fields.append((PoolIndex.build(trajectories), trajectory_fallback_codes(trajectories)))
+
     slices = side_slices.build_slices(trajectories, matcher.include_input, mb.prunes(len(trajectories), prune),
-                                      check, processes, keep_views)
+                                      check, processes, keep_views, from_fields)
     views: Sequence[Any] = [view for part in slices for view in part.views or ()] if keep_views else \
         side_slices.RecordViews(trajectories, matcher.include_input)
     view_index = mb.index_views(views, prune, check, [part.tokens for part in slices])
-    index = PoolIndex.build(trajectories)
+    (index, codes), = by_fields
     recovery = np.concatenate([part.recovery for part in slices])
-    codes = trajectory_fallback_codes(trajectories)
     for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
         shared.flags.writeable = False
     return views, view_index, index, recovery, codes

@@ -13,7 +13,7 @@ slice gives (``tests/core/test_view_slices.py``: every array, vocabulary and ans
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import overload
 
@@ -95,17 +95,25 @@ def slice_bounds(count: int, processes: int) -> list[tuple[int, int]]:
 
 def build_slices(
     trajectories: Sequence[ReplayTrajectory], include_input: bool, with_words: bool, check: Check | None,
-    processes: int = 1, keep_views: bool = True,
+    processes: int = 1, keep_views: bool = True, meanwhile: Callable[[], None] | None = None,
 ) -> list[SideSlice]:
     """Every slice's part, in order: the first built here, the others in forked helpers.
-    ``keep_views=False``: the slices hold no views (``RecordViews`` builds them when read)."""
+    ``keep_views=False``: the slices hold no views (``RecordViews`` builds them when read).
+    ``meanwhile`` runs here after this process's slice, while the helpers finish theirs
+    (a helper is a little slower than this process: it copies the pages it touches)."""
     bounds = slice_bounds(len(trajectories), processes)
 
     def part(lo: int, hi: int, part_check: Check | None) -> SideSlice:
         return build_slice(trajectories[lo:hi], include_input, with_words, part_check, keep_views)
 
+    def first() -> SideSlice:
+        built = part(*bounds[0], check)
+        if meanwhile is not None:
+            meanwhile()
+        return built
+
     if len(bounds) == 1:
-        return [part(0, len(trajectories), check)]
+        return [first()]
     # The helpers are not cancelled by ``check`` themselves: this process kills them on a cancel.
     elsewhere = [lambda lo=lo, hi=hi: part(lo, hi, None) for lo, hi in bounds[1:]]
-    return parallel.forked_calls(lambda: part(*bounds[0], check), elsewhere, check)
+    return parallel.forked_calls(first, elsewhere, check)
