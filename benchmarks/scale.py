@@ -1,7 +1,7 @@
 """Replay at scale, end to end through the store.
 
     python benchmarks/scale.py N_TRAJECTORIES N_RULES [--seed S] [--semantic] [--workdir DIR]
-        [--ref-sample K] [--reuse-store [--tables-only]] [--reviewed]
+        [--ref-sample K] [--reuse-store [--tables-only | --replay-only]] [--reviewed]
 
 Generates the corpus with ``make_scale_corpus`` (unless the workdir already has it), then
 prints, each on its own line: import time, the first window (the file check, store open,
@@ -177,6 +177,23 @@ def store_size(store: Store, trajectories: int) -> None:
         say("  a complete run", f"{per_run_bytes(stats) / 1e6:,.0f} MB on average over {len(stats.runs)} run(s)")
 
 
+def store_bytes(path: Path) -> int:
+    wal = Path(f"{path}-wal")
+    return path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def replay_only(store: Store, path: Path, profile: Any, clock: SaveClock, workers: int | None) -> None:
+    """One lexical run end to end (issue 27 item 4: the 10^6 figures without the table reads)."""
+    before = store_bytes(path)
+    peak = run_peak_reset()
+    summary, s, cpu = timed_cpu(lambda: run_replay(store, profile, include_expected_rules=False, scope="scale",
+                                                   workers=workers))
+    replay_line("replay lexical", summary, s, clock, cpu)
+    say("  peak RSS of this run in this process", f"{peak():,.0f} MB; largest child's peak RSS "
+        f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:,.0f} MB (shared pages counted in full)")
+    say("  store growth of this run", f"{(store_bytes(path) - before) / 1e6:,.0f} MB (file + WAL)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("n_trajectories", type=int)
@@ -192,6 +209,9 @@ def main() -> int:
                     help="with --reuse-store: time the tables only (no replay, no reference sample)")
     ap.add_argument("--workers", type=int, default=0,
                     help="also replay with 1 worker and with this many, back to back (speed-up, same results)")
+    ap.add_argument("--replay-only", action="store_true",
+                    help="with --reuse-store: one lexical run and its figures (wall, CPU with the workers', peak "
+                         "RSS of this process and of its largest child, the store's growth), nothing else")
     ap.add_argument("--reviewed", action="store_true",
                     help="before timing the tables, give every rule a decision and a verdict mark (once)")
     args = ap.parse_args()
@@ -238,6 +258,10 @@ def main() -> int:
 
     clock = SaveClock()
     lexical = WORKBENCH.with_(semantic=False)
+    if args.replay_only:
+        replay_only(store, path, lexical, clock, args.workers or None)
+        store.close()
+        return 0
     summary = None
     for label in (() if args.skip_lexical else ("replay lexical, first run", "replay lexical, second run")):
         clock.seconds = clock.cpu = 0.0

@@ -11,7 +11,7 @@ over rules, trajectories, phrases or context items, never over rule x trajectory
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,7 +120,7 @@ def round_like_python(values: np.ndarray, digits: int) -> np.ndarray:
     return out
 
 
-def _rule_matrix(sets: Iterable[Iterable[Any]], index: dict[Any, int], n_rows: int) -> sparse.csr_matrix:
+def _rule_matrix(sets: Iterable[Iterable[Any]], index: Mapping[Any, int], n_rows: int) -> sparse.csr_matrix:
     rows = ([index[t] for t in items if t in index] for items in sets)
     return _binary(rows, n_rows, len(index))
 

@@ -8,17 +8,16 @@ Split from ``batch`` (which scores rule sets against a ``ViewIndex``).
 
 from __future__ import annotations
 
-import itertools
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 
-from core.checked import checked
 from core.matching.tables import DOMAIN_GROUPS
-from core.matching.text import content_token, normalize
+from core.matching.text import normalize
+from core.matching.view_tokens import WORD_VIEWS, SliceTokens, ViewColumns, merge_tokens, tokenize_slice
 from core.matching.views import TrajectoryViews
 from core.matching.word_index import WordIndex
 
@@ -30,7 +29,7 @@ class ViewIndex:
     """Trajectory-side precomputation; build once with :func:`index_views`, reuse across
     rule sets (the what-if loop)."""
 
-    views: tuple[TrajectoryViews, ...]
+    views: Sequence[TrajectoryViews]  # a tuple, or a run's views built on demand (``side_slices``)
     vocab: dict[str, int]
     hay_tokens: sparse.csr_matrix  # [T, V] 0/1
     sig_tokens: sparse.csr_matrix
@@ -38,7 +37,7 @@ class ViewIndex:
     ref_tokens: sparse.csr_matrix
     hay_size: np.ndarray  # [T] |tok(H)|
     sig_size: np.ndarray
-    bigram_vocab: dict[tuple[str, str], int]
+    bigram_vocab: Mapping[tuple[str, str], int]  # bigram -> column; iterates in column order
     hay_bigrams: sparse.csr_matrix  # [T, Bv]
     sig_bigrams: sparse.csr_matrix
     hay_joined: str
@@ -99,6 +98,45 @@ class ViewIndex:
         if len(self._scanned) < SCANNED_KEPT:
             self._scanned[(needle, view)] = found.copy()
         return found
+
+
+class BigramIds(Mapping[tuple[str, str], int]):
+    """Bigram -> its column in the bigram matrices, answered from the sorted bigram codes
+    (first token id << 32 | second token id; the column is the code's position) instead of a
+    dict of tuples: at 10^6 trajectories that dict held 3.5 million tuples, seconds of the
+    run's serial part and pages every scoring worker copied. A rule's few bigrams are looked
+    up per chunk. Iterates in column order, like the dict it replaces."""
+
+    def __init__(self, vocab: dict[str, int], codes: np.ndarray) -> None:
+        self._vocab = vocab
+        self._codes = codes
+
+    def _column(self, key: object) -> int | None:
+        if not isinstance(key, tuple) or len(key) != 2:
+            return None
+        first, second = self._vocab.get(key[0]), self._vocab.get(key[1])
+        if first is None or second is None:
+            return None
+        code = (first << 32) | second
+        at = int(np.searchsorted(self._codes, code))
+        return at if at < self._codes.size and int(self._codes[at]) == code else None
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        column = self._column(key)
+        if column is None:
+            raise KeyError(key)
+        return column
+
+    def __contains__(self, key: object) -> bool:
+        return self._column(key) is not None
+
+    def __len__(self) -> int:
+        return int(self._codes.size)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        token_of = list(self._vocab)
+        return zip([token_of[t] for t in (self._codes >> 32).tolist()],
+                   [token_of[t] for t in (self._codes & 0xFFFFFFFF).tolist()])
 
 
 def candidate_columns(
@@ -169,14 +207,43 @@ def _binary(rows: Iterable[Iterable[int]], n_rows: int, n_cols: int) -> sparse.c
     return matrix
 
 
-def _pair_codes(rows: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+def _binary_flat(flat: np.ndarray, lengths: np.ndarray, n_rows: int, n_cols: int) -> sparse.csr_matrix:
+    """``_binary`` of the rows given as every row's ids concatenated (``flat``) and their lengths."""
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    data = np.ones(flat.size, dtype=np.float64)
+    matrix = sparse.csr_matrix((data, flat, indptr), shape=(n_rows, n_cols))
+    matrix.sum_duplicates()  # sorts each row's ids and merges repeats (in C, not per row in Python)
+    matrix.data[:] = 1.0
+    return matrix
+
+
+def _row_concat(
+    first: np.ndarray, first_len: np.ndarray, second: np.ndarray, second_len: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ids of ``first`` followed by its ids of ``second``, as (flat, lengths)."""
+    rows = np.concatenate([np.repeat(np.arange(first_len.size), first_len),
+                           np.repeat(np.arange(second_len.size), second_len)])
+    order = np.argsort(rows, kind="stable")  # by row; within a row, first's ids before second's
+    return np.concatenate([first, second])[order], first_len + second_len
+
+
+def _pair_codes(flat: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(row, code) of every adjacent token pair of each row, code = first << 32 | second:
     the bigrams of all views at once as arrays, instead of a tuple per pair."""
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
-    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    row_of = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     same_row = row_of[1:] == row_of[:-1]
     return row_of[1:][same_row], (flat[:-1][same_row] << 32) | flat[1:][same_row]
+
+
+def _word_indexes(
+    columns: ViewColumns, slices: Sequence[SliceTokens], check: Callable[[], None] | None,
+) -> dict[str, WordIndex]:
+    if any(s.words is None for s in slices):  # tokenised without word lists: list the words here
+        return {short: WordIndex(getattr(columns, name), check) for short, name in WORD_VIEWS.items()}
+    return {short: WordIndex.from_slices(getattr(columns, name), [s.words[short] for s in slices
+                                                                  if s.words is not None])
+            for short, name in WORD_VIEWS.items()}
 
 
 def _coded(rows: np.ndarray, ids: np.ndarray, n_rows: int, n_cols: int) -> sparse.csr_matrix:
@@ -193,54 +260,42 @@ PRUNE_MIN_TRAJECTORIES = 2_000
 
 
 def index_views(
-    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None,
+    slices: Sequence[SliceTokens] | None = None,
 ) -> ViewIndex:
     """``check`` is called every few thousand views (a caller's cancel: it may raise).
 ``prune``: build word indexes so substring tests touch only candidate trajectories
     (exact). ``False`` scans every text (the property test's oracle); ``None`` prunes from
-    ``PRUNE_MIN_TRAJECTORIES`` trajectories up."""
-    views = tuple(views)
+    ``PRUNE_MIN_TRAJECTORIES`` trajectories up. ``slices``: the views' tokens computed
+    already, per consecutive slice (``view_tokens.tokenize_slice``, with word lists when
+    pruning); the index is the one built from the views alone."""
+    if isinstance(views, list):
+        views = tuple(views)  # any other sequence is kept as it is (a run's views built on demand)
     if prune is None:
         prune = len(views) >= PRUNE_MIN_TRAJECTORIES
     count = len(views)
-    vocab: dict[str, int] = {}
-    bigram_vocab: dict[tuple[str, str], int] = {}
-
-    # The views are normalised already, so their words are split as they are, and each
-    # distinct word is tokenised once (word -> token id, -1: not a content token): at 10^5
-    # trajectories the per-word work was most of a run's fixed cost.
-    word_ids: dict[str, int] = {}
-
-    def ids(text: str) -> list[int]:
-        get = word_ids.get
-        out = []
-        for word in text.split(" "):
-            tid = get(word)
-            if tid is None:
-                token = content_token(word)
-                tid = word_ids[word] = -1 if token is None else vocab.setdefault(token, len(vocab))
-            if tid >= 0:
-                out.append(tid)
-        return out
-
-    hay_rows = [ids(view.haystack) for view in checked(views, check)]
-    sig_rows = [ids(view.signature) for view in checked(views, check)]
-    ref_rows = [ids(view.reference_signature) for view in checked(views, check)]
-    hay_pairs, sig_pairs = _pair_codes(hay_rows), _pair_codes(sig_rows)
+    if slices is None:
+        slices = [tokenize_slice(views, prune, check)]
+    columns = slices[0].columns if len(slices) == 1 else ViewColumns.joined([s.columns for s in slices])
+    if len(columns) != count:
+        raise ValueError(f"the slices hold {len(columns)} views, not {count}")
+    merged = merge_tokens(slices)
+    vocab = merged.vocab
+    (hay_flat, sig_flat, ref_flat), (hay_len, sig_len, ref_len) = merged.flat, merged.lengths
+    hay_pairs, sig_pairs = _pair_codes(hay_flat, hay_len), _pair_codes(sig_flat, sig_len)
     codes, inverse = np.unique(np.concatenate([hay_pairs[1], sig_pairs[1]]), return_inverse=True)
-    token_of = list(vocab)
-    bigram_vocab.update(((token_of[c >> 32], token_of[c & 0xFFFFFFFF]), i) for i, c in enumerate(codes.tolist()))
+    bigram_vocab = BigramIds(vocab, codes)
     n_vocab, n_bigrams = len(vocab), len(bigram_vocab)
     split = hay_pairs[1].size
-    hay = _binary(hay_rows, count, n_vocab)
-    sig = _binary(sig_rows, count, n_vocab)
-    union = _binary((a + b for a, b in zip(hay_rows, sig_rows)), count, n_vocab)
-    hay_joined, hay_starts = _joined([v.haystack for v in views])
-    sig_joined, sig_starts = _joined([v.signature for v in views])
-    ref_joined, ref_starts = _joined([v.reference_signature for v in views])
+    hay = _binary_flat(hay_flat, hay_len, count, n_vocab)
+    sig = _binary_flat(sig_flat, sig_len, count, n_vocab)
+    union = _binary_flat(*_row_concat(hay_flat, hay_len, sig_flat, sig_len), count, n_vocab)
+    hay_joined, hay_starts = _joined(columns.haystack)
+    sig_joined, sig_starts = _joined(columns.signature)
+    ref_joined, ref_starts = _joined(columns.reference_signature)
     groups = []
-    for view in views:
-        segment = view.failure_class.split("/")[0] if view.failure_class else ""
+    for failure_class in columns.failure_class:
+        segment = failure_class.split("/")[0] if failure_class else ""
         group = DOMAIN_GROUPS.get(segment.lower()) if segment else None
         groups.append(-1 if group is None else _GROUP_CODE[group])
     return ViewIndex(
@@ -249,7 +304,7 @@ def index_views(
         hay_tokens=hay,
         sig_tokens=sig,
         union_tokens=union,
-        ref_tokens=_binary(ref_rows, count, n_vocab),
+        ref_tokens=_binary_flat(ref_flat, ref_len, count, n_vocab),
         hay_size=np.asarray(hay.sum(axis=1)).ravel(),
         sig_size=np.asarray(sig.sum(axis=1)).ravel(),
         bigram_vocab=bigram_vocab,
@@ -261,12 +316,8 @@ def index_views(
         sig_starts=sig_starts,
         ref_joined=ref_joined,
         ref_starts=ref_starts,
-        domain_norm=tuple(None if v.domain is None else normalize(v.domain) for v in views),
+        domain_norm=tuple(None if domain is None else normalize(domain) for domain in columns.domain),
         group=np.asarray(groups, dtype=np.int64),
-        success=np.asarray([v.success for v in views], dtype=bool),
-        words={
-            "hay": WordIndex([v.haystack for v in views], check),
-            "sig": WordIndex([v.signature for v in views], check),
-            "ref": WordIndex([v.reference_signature for v in views], check),
-        } if prune else None,
+        success=np.asarray(columns.success, dtype=bool),
+        words=_word_indexes(columns, slices, check) if prune else None,
     )

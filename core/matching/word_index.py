@@ -21,6 +21,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -33,28 +34,74 @@ T = TypeVar("T")
 CACHED_NEEDLES = 512  # answers kept per view (at 10^5 texts, 100 KB each)
 
 
+@dataclass(frozen=True)
+class WordSlice:
+    """The distinct words of each of ``count`` consecutive texts: ``words`` by the slice's own
+    id (in order of first appearance), and one (word id, text within the slice) per distinct
+    word of each text, in text order."""
+
+    words: list[str]
+    word_of: np.ndarray  # int64
+    text_of: np.ndarray  # int64
+    count: int
+
+
+def word_slice(texts: Sequence[str], check: Callable[[], None] | None = None) -> WordSlice:
+    vocab: dict[str, int] = {}
+    word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
+    text_of: list[int] = []
+    for t, text in enumerate(checked(texts, check)):
+        distinct = set(text.split(" "))
+        distinct.discard("")
+        word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])
+        text_of.extend([t] * len(distinct))
+    return WordSlice(list(vocab), np.asarray(word_of, dtype=np.int64), np.asarray(text_of, dtype=np.int64),
+                     len(texts))
+
+
 class WordIndex:
     """Word postings of one view (haystack, signature or reference signature) of T texts."""
 
     def __init__(self, texts: Sequence[str], check: Callable[[], None] | None = None) -> None:
+        self._build(texts, [word_slice(texts, check)])
+
+    @classmethod
+    def from_slices(cls, texts: Sequence[str], slices: Sequence[WordSlice]) -> WordIndex:
+        """The index ``WordIndex(texts)`` builds, from ``word_slice`` of consecutive slices of
+        ``texts`` (made in several processes, ``core.replay.side_slices``): the same word ids,
+        postings and answers."""
+        index = cls.__new__(cls)
+        index._build(texts, slices)
+        return index
+
+    def _build(self, texts: Sequence[str], slices: Sequence[WordSlice]) -> None:
         self.texts = tuple(texts)
         self.count = len(self.texts)
         # Normalised texts never hold a newline; if one does, "\n" cannot delimit the
         # vocabulary, so every search scans all texts instead (still exact).
         self.scan_all = any("\n" in text for text in self.texts)
+        # One vocabulary, numbered as one pass over the slices in order numbers it.
         vocab: dict[str, int] = {}
-        word_of: list[int] = []  # (word id, text) per distinct word of each text, in text order
-        text_of: list[int] = []
-        for t, text in enumerate(checked(self.texts, check)):
-            distinct = set(text.split(" "))
-            distinct.discard("")
-            word_of.extend([vocab.setdefault(word, len(vocab)) for word in distinct])
-            text_of.extend([t] * len(distinct))
+        word_parts, text_parts = [], []
+        offset = 0
+        for part in slices:
+            if not vocab:  # the first slice's own ids are the merged ids
+                vocab = {word: i for i, word in enumerate(part.words)}
+                remap = np.arange(len(part.words), dtype=np.int64)
+            else:
+                remap = np.fromiter((vocab.setdefault(word, len(vocab)) for word in part.words), dtype=np.int64,
+                                    count=len(part.words))
+            word_parts.append(remap[part.word_of])
+            text_parts.append(part.text_of + offset)
+            offset += part.count
+        if offset != self.count:
+            raise ValueError(f"word slices cover {offset} texts, not {self.count}")
+        words = np.concatenate(word_parts) if word_parts else np.zeros(0, dtype=np.int64)
+        text_of = np.concatenate(text_parts) if text_parts else np.zeros(0, dtype=np.int64)
         # Postings (word id -> texts holding it, ascending) by one stable sort, not a list per word.
-        words = np.asarray(word_of, dtype=np.int64)
         order = np.argsort(words, kind="stable")
         ends = np.cumsum(np.bincount(words, minlength=len(vocab)))
-        self._finish(list(vocab), np.asarray(text_of, dtype=np.int64)[order], ends)
+        self._finish(list(vocab), text_of[order], ends)
 
     @classmethod
     def from_postings(cls, texts: Sequence[str], words: list[str], flat: np.ndarray, ends: np.ndarray) -> WordIndex:
@@ -70,13 +117,23 @@ class WordIndex:
     @property
     def postings_flat(self) -> tuple[np.ndarray, np.ndarray]:
         """(every posting list concatenated, where each ends): what ``from_postings`` reads."""
-        lengths = np.fromiter((p.size for p in self.postings), dtype=np.int64, count=len(self.postings))
-        flat = np.concatenate(self.postings) if self.postings else np.zeros(0, dtype=np.int64)
-        return flat.astype(np.int64, copy=False), np.cumsum(lengths)
+        return self._flat.astype(np.int64, copy=False), self._bounds[1:].copy()
+
+    @property
+    def postings(self) -> list[np.ndarray]:
+        """Each word's posting list (texts holding it, ascending), by word id."""
+        return [self._posting(w) for w in range(len(self.words))]
+
+    def _posting(self, word: int) -> np.ndarray:
+        return self._flat[self._bounds[word]:self._bounds[word + 1]]
 
     def _finish(self, words: list[str], flat: np.ndarray, ends: np.ndarray) -> None:
         self.words = words
-        self.postings = np.split(flat, ends[:-1]) if self.words else []
+        # The postings stay one array with its bounds: a list of one array per word was 1.4
+        # million objects at 10^6 texts (seconds to make, and pages every scoring worker copied
+        # as it touched their reference counts).
+        self._flat = flat
+        self._bounds = np.concatenate([np.zeros(1, dtype=np.int64), np.asarray(ends, dtype=np.int64)])
         self._joined = "\n" + "\n".join(self.words) + "\n"
         # Each word's start in ``_joined``: after the leading "\n", the lengths before it plus one per word.
         lengths = np.fromiter((len(w) for w in self.words), dtype=np.int64, count=len(self.words))
@@ -102,8 +159,8 @@ class WordIndex:
         if word_ids.size == 0:
             return np.zeros(0, dtype=np.int64)
         if word_ids.size == 1:
-            return self.postings[int(word_ids[0])]
-        return np.unique(np.concatenate([self.postings[w] for w in word_ids.tolist()]))
+            return self._posting(int(word_ids[0]))
+        return np.unique(np.concatenate([self._posting(w) for w in word_ids.tolist()]))
 
     def candidates(self, needle: str) -> tuple[np.ndarray, bool]:
         """(text indices that may contain ``needle``, whether they certainly do)."""

@@ -19,15 +19,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.checked import Check, checked
+from core.checked import Check
 from core.replay import matcher_bridge as mb
-from core.replay import parallel, view_cache
+from core.replay import parallel, side_slices, view_cache
 from core.replay.buckets import bucket_codes
 from core.replay.cancel import Cancelled, checker
 from core.replay.domains import fallback_conflict, trajectory_fallback_codes, trigger_group
 from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
-from core.replay.recovery import recovery_mask
 from core.replay.results import chunk_results
 from core.replay.snapshot import build_config, config_hash
 from core.replay.types import (
@@ -60,10 +59,13 @@ def _chunk_size(n_traj: int) -> int:
 def withhold_failure_class(trajectories: Sequence[ReplayTrajectory]) -> list[ReplayTrajectory]:
     """The trajectories without ``failure_class``, in the record and beside it (a profile with
     ``read_failure_class=False``): the same keys, ids, domains and outcomes."""
-    return [t if t.failure_class is None and "failure_class" not in t.record else
-            replace(t, failure_class=None, record_hash=None,
-                    record={k: v for k, v in t.record.items() if k != "failure_class"})
-            for t in trajectories]
+    out = []
+    for t in trajectories:
+        record = t.record  # parsed once (a record kept as text is parsed at each read)
+        out.append(t if t.failure_class is None and "failure_class" not in record else
+                   ReplayTrajectory(t.key, t.trajectory_id, t.corpus, t.domain, t.success, None,
+                                    {k: v for k, v in record.items() if k != "failure_class"}))
+    return out
 
 
 def chunk_bounds(n_rules: int, n_traj: int) -> list[tuple[int, int]]:
@@ -149,8 +151,13 @@ def replay(
         if not profile.read_failure_class:  # the config keeps the real corpus hash; the side is another
             trajectories = withhold_failure_class(trajectories)
             side_key += ":no-failure-class"
+        # The per-trajectory part of the side is built on as many processes as will score.
+        side_processes = parallel.resolve_workers(workers, total_pairs, n_traj // side_slices.MIN_SLICE)
+        # A lexical run too large for the side caches scores from the index alone: its views
+        # are built when read (never, in the run), not kept (``side_slices.RecordViews``).
+        keep_views = state == "on" or n_traj <= view_cache.MAX_TRAJECTORIES
         views, view_index, index, recovery, fallback_codes = _trajectory_side(
-            trajectories, matcher, prune, side_key, check, side_store)
+            trajectories, matcher, prune, side_key, check, side_store, side_processes, keep_views)
         ensure_scope_columns(index, trajectories)
         rule_texts = [mb.rule_text(r) for r in rules]
         semantic = None
@@ -210,14 +217,15 @@ def replay(
 
 def _trajectory_side(
     trajectories: list[ReplayTrajectory], matcher: Any, prune: bool | None, corpus: str, check: Check | None,
-    persisted: view_cache.Persisted | None = None,
-) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    persisted: view_cache.Persisted | None = None, processes: int = 1, keep_views: bool = True,
+) -> tuple[Sequence[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
     """Views and their index, the pool index, recovered runs, domain-gate codes: all of it
     reused when the very same trajectories come again (the what-if loop, replaying a
     selection), from memory or from ``persisted`` (the store's copy, for a new process)."""
     key = trajectory_side_key(trajectories, matcher.include_input, prune, corpus)
-    side = view_cache.cached(key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check),
-                             persisted)
+    side = view_cache.cached(
+        key, len(trajectories), lambda: build_trajectory_side(trajectories, matcher, prune, check, processes, keep_views),
+        persisted)
     if check is not None:
         check()
     return side
@@ -236,12 +244,23 @@ def trajectory_side_key(
 
 def build_trajectory_side(
     trajectories: Sequence[ReplayTrajectory], matcher: Any, prune: bool | None, check: Check | None,
-) -> tuple[list[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
-    views = [mb.views_for(t.record, matcher) for t in checked(trajectories, check)]
-    view_index = mb.index_views(views, prune, check)
-    index = PoolIndex.build(trajectories)
-    recovery = recovery_mask(trajectories)
-    codes = trajectory_fallback_codes(trajectories)
+    processes: int = 1, keep_views: bool = True,
+) -> tuple[Sequence[Any], Any, PoolIndex, np.ndarray, np.ndarray]:
+    """``processes``: how many processes build the per-trajectory part (``side_slices``; the
+    same side whatever the number). ``keep_views=False``: the views are not kept but built
+    from the records when read (``side_slices.RecordViews``; a large lexical run never reads them)."""
+    by_fields: list[tuple[PoolIndex, np.ndarray]] = []  # what reads the fields beside the records
+
+    def from_fields() -> None:  # built while the helpers finish their slices
+        by_fields.append((PoolIndex.build(trajectories), trajectory_fallback_codes(trajectories)))
+
+    slices = side_slices.build_slices(trajectories, matcher.include_input, mb.prunes(len(trajectories), prune),
+                                      check, processes, keep_views, from_fields)
+    views: Sequence[Any] = [view for part in slices for view in part.views or ()] if keep_views else \
+        side_slices.RecordViews(trajectories, matcher.include_input)
+    view_index = mb.index_views(views, prune, check, [part.tokens for part in slices])
+    (index, codes), = by_fields
+    recovery = np.concatenate([part.recovery for part in slices])
     for shared in (index.keys, index.failure, recovery, codes):  # reused by later runs: read-only
         shared.flags.writeable = False
     return views, view_index, index, recovery, codes

@@ -14,6 +14,8 @@ from core.matching import score as mscore
 from core.matching import semantic as msemantic
 from core.matching.profile import REFERENCE_0_3_1, MatcherProfile
 from core.matching.text import content_tokens as _content_tokens
+from core.matching.view_index import PRUNE_MIN_TRAJECTORIES
+from core.matching.view_tokens import SliceTokens
 from core.matching.views import TrajectoryViews
 from core.replay.types import ReplayRule
 
@@ -67,10 +69,17 @@ class Block:
 
 
 def index_views(
-    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None
+    views: Sequence[TrajectoryViews], prune: bool | None = None, check: Callable[[], None] | None = None,
+    slices: Sequence[SliceTokens] | None = None,
 ) -> mbatch.ViewIndex:
-    """Trajectory-side precomputation, built once per run and shared by every chunk."""
-    return mbatch.index_views(views, prune=prune, check=check)
+    """Trajectory-side precomputation, built once per run and shared by every chunk (from the
+    views' tokens when ``slices`` has them already)."""
+    return mbatch.index_views(views, prune=prune, check=check, slices=slices)
+
+
+def prunes(count: int, prune: bool | None) -> bool:
+    """Whether ``index_views`` of ``count`` views builds word indexes."""
+    return count >= PRUNE_MIN_TRAJECTORIES if prune is None else prune
 
 
 def score_block(

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from core.replay.types import RuleResult
 
@@ -47,9 +48,11 @@ WORKERS_ENV = "CAUTERULE_WORKBENCH_WORKERS"
 MIN_PARALLEL_PAIRS = 2_000_000
 #: how often the parent looks at the cancel token while it waits for a worker (seconds)
 POLL_S = 0.05
-#: units handed to each worker ahead of the one it is scoring (so it never waits for the parent)
-AHEAD_PER_WORKER = 1
+#: units handed to each worker ahead of the one it is scoring (so it never waits for the parent
+#: while the parent saves a group of results: at 10^5 trajectories a unit is ~20 ms of scoring)
+AHEAD_PER_WORKER = 3
 
+T = TypeVar("T")
 Bounds = tuple[int, int]
 ScoreChunk = Callable[[int, int], list[RuleResult]]
 
@@ -134,25 +137,45 @@ _JOB: _Job | None = None  # set by the parent just before it forks: the children
 
 
 def _serve(conn: Connection) -> None:
-    """A worker: score the units the parent sends until it sends None."""
+    """A worker: score the units the parent sends until it sends None.
+
+    Results are sent by a thread of the worker's own: a unit's results (0.5 MB at 10^5
+    trajectories, 5 MB at 10^6) do not fit in the connection's buffer, and a send blocks until
+    the parent reads them, which it does between saves; meanwhile this thread scores the next
+    unit (the worker is a forked child that never forks, so a thread is safe here)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the replay server's cooperative handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
     job = _JOB
     assert job is not None
-    while True:
-        try:
-            unit = conn.recv()
-        except EOFError:  # the parent is gone (killed): nothing is waiting for this worker
-            return
-        if unit is None:
-            return
-        try:
-            if job.at_unit_start is not None:
-                job.at_unit_start()
-            conn.send(("ok", unit, [job.score_chunk(lo, hi) for lo, hi in job.units[unit]]))
-        except BaseException as error:  # noqa: BLE001 - every failure must reach the parent
-            conn.send(("error", unit, f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
-            return
+    outbox: queue.SimpleQueue[tuple[str, int, Any] | None] = queue.SimpleQueue()
+
+    def send_all() -> None:
+        while (message := outbox.get()) is not None:
+            try:
+                conn.send(message)
+            except OSError:  # the parent is gone
+                return
+
+    sender = threading.Thread(target=send_all, name="replay-results", daemon=True)
+    sender.start()
+    try:
+        while True:
+            try:
+                unit = conn.recv()
+            except EOFError:  # the parent is gone (killed): nothing is waiting for this worker
+                return
+            if unit is None:
+                return
+            try:
+                if job.at_unit_start is not None:
+                    job.at_unit_start()
+                outbox.put(("ok", unit, [job.score_chunk(lo, hi) for lo, hi in job.units[unit]]))
+            except BaseException as error:  # noqa: BLE001 - every failure must reach the parent
+                outbox.put(("error", unit, f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+                return
+    finally:
+        outbox.put(None)
+        sender.join()
 
 
 def scored_here(
@@ -243,3 +266,66 @@ def _dispatch(
             yield bounds, results
     for conn in conns:
         conn.send(None)
+
+
+def _call(task: Callable[[], Any], conn: Connection) -> None:
+    """A helper process of ``forked_calls``: run ``task`` and send back its value (or its failure)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        value = task()
+    except BaseException as error:  # noqa: BLE001 - every failure must reach the parent
+        conn.send(("error", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+        return
+    conn.send(("ok", value))
+
+
+def forked_calls(
+    here: Callable[[], T], elsewhere: Sequence[Callable[[], T]], check: Callable[[], None] | None = None,
+) -> list[T]:
+    """``[here(), *(task() for task in elsewhere)]``, each of ``elsewhere`` run in a forked
+    process while this one runs ``here`` (the trajectory side of a large run, built per slice).
+
+    The same rules as the scoring workers: fork only where ``fork_is_safe`` (the caller checks),
+    values come back pickled, ``check`` (a cancel, which may raise) is called every ``POLL_S``
+    while waiting, and whatever happens the helpers are killed and reaped before this returns.
+    A helper's exception or death raises ``WorkerFailed``."""
+    context = multiprocessing.get_context("fork")
+    processes: list[Any] = []
+    readers: list[Connection] = []
+    try:
+        for task in elsewhere:
+            reader, writer = context.Pipe(duplex=False)
+            readers.append(reader)
+            process = context.Process(target=_call, args=(task, writer), daemon=True, name="replay-side")
+            process.start()
+            writer.close()
+            processes.append(process)
+        values = [here()]
+        for process, reader in zip(processes, readers, strict=True):
+            while True:
+                if check is not None:
+                    check()
+                ready = wait([reader, process.sentinel], timeout=POLL_S)
+                if reader in ready:
+                    try:
+                        status, payload = reader.recv()
+                    except EOFError:  # it died while sending
+                        status, payload = "error", f"exit code {process.exitcode}"
+                    if status != "ok":
+                        raise WorkerFailed(f"a process building the trajectory side failed: {payload}")
+                    values.append(payload)
+                    break
+                if process.sentinel in ready and not reader.poll():
+                    raise WorkerFailed(f"a process building the trajectory side ended unexpectedly "
+                                       f"(exit code {process.exitcode})")
+        return values
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        for process in processes:
+            process.join()
+            process.close()
+        for reader in readers:
+            reader.close()

@@ -65,7 +65,7 @@ def encode(side: Side, key: str) -> bytes:
         matrix: sparse.csr_matrix = getattr(index, name)
         arrays[f"{name}.indices"], arrays[f"{name}.indptr"] = matrix.indices, matrix.indptr
     token_of = sorted(index.vocab, key=index.vocab.__getitem__)  # in id order
-    pairs = sorted(index.bigram_vocab, key=index.bigram_vocab.__getitem__)
+    pairs = list(index.bigram_vocab)  # in column order (a dict built in that order, or ``BigramIds``)
     arrays["bigram_first"] = np.asarray([index.vocab[a] for a, _ in pairs], dtype=np.int64)
     arrays["bigram_second"] = np.asarray([index.vocab[b] for _, b in pairs], dtype=np.int64)
     words: dict[str, list[str]] | None = None

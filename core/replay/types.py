@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -33,10 +34,14 @@ class ReplayRule:
     origin: str = "candidate"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ReplayTrajectory:
     """One reference trajectory; ``record`` is the original JSON object.
 
+    ``record`` may be given as the object or as its JSON text (what the store keeps): text is
+    parsed each time ``record`` is read and never kept parsed, so a run over 10^6 trajectories
+    holds about 1 KB of text per record instead of a 6 KB dict. The engine reads each record
+    once (building the views); callers that read a record repeatedly should keep the dict.
     ``record_hash``: ``sha256(canonical_json(record))`` when the caller already has it (the
     store keeps it per row as ``content_hash``); None computes it from ``record`` when needed.
     """
@@ -47,8 +52,34 @@ class ReplayTrajectory:
     domain: str | None
     success: bool
     failure_class: str | None
-    record: dict[str, Any] = field(repr=False, compare=False, hash=False)
+    _record: dict[str, Any] | str = field(repr=False, compare=False, hash=False)
     record_hash: str | None = field(default=None, repr=False, compare=False, hash=False)
+
+    def __init__(
+        self, key: int, trajectory_id: str, corpus: str, domain: str | None, success: bool,
+        failure_class: str | None, record: dict[str, Any] | str | None = None, record_hash: str | None = None,
+        _record: dict[str, Any] | str | None = None,
+    ) -> None:
+        # ``_record`` is what ``dataclasses.replace`` passes on; a ``record`` given beside it wins.
+        chosen = record if record is not None else _record
+        if chosen is None:
+            raise TypeError("ReplayTrajectory needs its record (a dict or its JSON text)")
+        # Filled without the frozen ``__setattr__`` (a run over the store makes 10^5-10^6 of them).
+        self.__dict__.update(key=key, trajectory_id=trajectory_id, corpus=corpus, domain=domain, success=success,
+                             failure_class=failure_class, _record=chosen, record_hash=record_hash)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        kept = self._record
+        if isinstance(kept, str):
+            parsed: dict[str, Any] = json.loads(kept)
+            return parsed
+        return kept
+
+    @property
+    def record_is_text(self) -> bool:
+        """True when the record is kept as JSON text (each read of ``record`` parses it)."""
+        return isinstance(self._record, str)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from unittest import mock
 
 from core.importing import import_paths
+from core.replay import save_groups
 from core.replay.profiles import WORKBENCH
 from core.replaying import run_replay
 from core.store.engine import open_store
@@ -29,8 +31,11 @@ def test_cancel_mid_run_returns_quickly_and_keeps_nothing_as_complete(tmp_path: 
             if len(chunks) == 2:  # a few rules saved, most of the run still to go
                 cancel.set()
 
-        summary = run_replay(store, WORKBENCH.with_(semantic=False), include_expected_rules=False,
-                             cancel=cancel, on_results=on_results)
+        # Every chunk saved on its own (as a run slower than this small one saves them): the
+        # cancel lands after the second chunk, not after a group of all the others.
+        with mock.patch.object(save_groups, "SAVE_INTERVAL_S", 0.0):
+            summary = run_replay(store, WORKBENCH.with_(semantic=False), include_expected_rules=False,
+                                 cancel=cancel, on_results=on_results)
         # Counted in chunks, not seconds: no chunk is scored after the cancel (the seconds from a
         # cancel to the return are benchmarks/cancel_drill.py's figure).
         assert len(chunks) == 2, f"{len(chunks) - 2} chunks were saved after the cancel"

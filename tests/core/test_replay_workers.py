@@ -4,7 +4,9 @@ workers before ``replay`` returns; the worker count follows the setting and the 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import multiprocessing
 import random
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_matching_batch import random_record, random_rule
 
-from core.replay import engine, parallel
+from core.replay import engine, parallel, side_slices, view_cache
 from core.replay import matcher_bridge as mb
 from core.replay.inputs import trajectory_from_record
 from core.replay.outcome_columns import OutcomeColumns
@@ -95,16 +97,24 @@ def _scoring_children() -> list[Any]:
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), which=st.sampled_from(sorted(PROFILES)), workers=st.integers(2, 3),
-       n_rules=st.integers(1, 14), block=st.integers(1, 6))
+       n_rules=st.integers(1, 14), block=st.integers(1, 6), min_slice=st.integers(1, 25))
 def test_n_workers_give_every_outcome_array_and_result_of_one_worker(
-    seed: int, which: str, workers: int, n_rules: int, block: int,
+    seed: int, which: str, workers: int, n_rules: int, block: int, min_slice: int,
 ) -> None:
+    """The N-worker run also builds its trajectory side in slices (``side_slices``, up to one
+    per worker) from records kept as JSON text, without views when lexical, as a large run
+    over the store does."""
     rules, trajectories = _inputs(seed, n_rules, 20)
+    as_text = [dataclasses.replace(t, record=json.dumps(t.record)) for t in trajectories]
     profile = PROFILES[which]
     embed = GivenVectors() if profile.semantic else None
     with small_chunks(block, len(trajectories)):
         one = engine.replay(rules, trajectories, profile, embed=embed, workers=1)
-        many = engine.replay(rules, trajectories, profile, embed=embed, workers=workers)
+        view_cache.clear()  # built again, in slices, not taken from the one-worker run
+        # ... and as a set too large for the side caches (a lexical run then keeps no views)
+        with mock.patch.object(side_slices, "MIN_SLICE", min_slice), \
+                mock.patch.object(view_cache, "MAX_TRAJECTORIES", len(trajectories) - 1):
+            many = engine.replay(rules, as_text, profile, embed=embed, workers=workers)
     assert one.status == many.status == "complete"
     assert one.pairs == many.pairs and one.config_hash == many.config_hash
     _assert_identical(one.results, many.results)
@@ -125,6 +135,23 @@ def test_the_comparison_reaches_several_cosine_blocks_and_workers() -> None:
         engine.replay(rules, trajectories, WORKBENCH, embed=GivenVectors(), workers=2,
                       on_results=lambda results: seen.append(len(_scoring_children())))
     assert seen and all(n == 2 for n in seen)
+
+
+def test_the_comparison_builds_the_side_in_slices_in_helper_processes() -> None:
+    """The property above is not vacuous for the side either: its N-worker run forks helpers
+    that build slices of the side (with ``MIN_SLICE`` under half the trajectories)."""
+    rules, trajectories = _inputs(8, 3, 20)
+    real = parallel.forked_calls
+    helpers: list[int] = []
+
+    def counted(here: Any, elsewhere: Any, check: Any = None) -> Any:
+        helpers.append(len(elsewhere))
+        return real(here, elsewhere, check)
+
+    view_cache.clear()
+    with mock.patch.object(side_slices, "MIN_SLICE", 5), mock.patch.object(parallel, "forked_calls", counted):
+        engine.replay(rules, trajectories, WORKBENCH.with_(semantic=False), workers=3)
+    assert helpers == [2]
 
 
 def test_cosines_in_other_row_groups_are_not_bit_identical() -> None:
