@@ -219,14 +219,7 @@ def scored_in_order(
             _JOB = None  # the parent's copy is not needed after the fork
         yield from _dispatch(units, conns, processes, cancel)
     finally:
-        for process in processes:
-            if process.is_alive():
-                process.kill()
-        for process in processes:
-            process.join()
-            process.close()
-        for conn in conns:
-            conn.close()
+        _reap(processes, conns)
 
 
 def _dispatch(
@@ -321,11 +314,17 @@ def forked_calls(
                                        f"(exit code {process.exitcode})")
         return values
     finally:
-        for process in processes:
-            if process.is_alive():
-                process.kill()
-        for process in processes:
-            process.join()
-            process.close()
-        for reader in readers:
-            reader.close()
+        _reap(processes, readers)
+
+
+def _reap(processes: list[Any], connections: list[Connection]) -> None:
+    """Kill what still runs (an early close, an error, a cancel), wait for every process and
+    close its pipe: no child outlives the call that forked it."""
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join()
+        process.close()
+    for connection in connections:
+        connection.close()
