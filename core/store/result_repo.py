@@ -167,18 +167,22 @@ class ResultRepository:
         params: dict[str, Any] = {}
         cte = results_cte(scope, params)
         blind = hidden_sql(WorkspaceFilter(hidden=hidden), params)
-        out: dict[str, list[str]] = {}
+        # One pass over the scope (a row per rule), not one per combo: the scope's query is most
+        # of the cost, and at 10^5 trajectories it read the runs four times (378 ms, 18 runs kept).
         with self._store.read_session() as session:
-            for key, column in (("verdict", "verdict"), ("reason", "reason"), ("domain", "rule_domain"),
-                                ("corpus", "rule_corpus")):
-                seen = f" AND {blind} = 0" if key in ("verdict", "reason") and hidden else ""
-                rows = session.execute(
-                    text(f"WITH w AS ({cte}) SELECT DISTINCT {column} FROM w WHERE {column} IS NOT NULL{seen} "
-                         f"ORDER BY {column}"),
-                    params,
-                ).all()
-                out[key] = [str(r[0]) for r in rows]
-        return out
+            rows = session.execute(
+                text(f"WITH w AS ({cte}) SELECT DISTINCT verdict, reason, rule_domain, rule_corpus, {blind} FROM w"),
+                params,
+            ).all()
+        found: dict[str, set[str]] = {"verdict": set(), "reason": set(), "domain": set(), "corpus": set()}
+        for verdict, reason, domain, corpus, masked in rows:
+            shown: list[tuple[str, Any]] = [("domain", domain), ("corpus", corpus)]
+            if not masked:
+                shown += [("verdict", verdict), ("reason", reason)]
+            for key, value in shown:
+                if value is not None:
+                    found[key].add(str(value))
+        return {key: sorted(values) for key, values in found.items()}
 
     def has_results(self) -> bool:
         with self._store.read_session() as session:

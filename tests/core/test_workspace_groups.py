@@ -211,3 +211,12 @@ def test_rules_for_replay_reads_what_the_rule_repository_reads(store: Store) -> 
     assert plain.rules_for_replay(kinds=["expected_rule"]) == rules.list_rules(kinds=["expected_rule"])
     assert plain.rules_for_replay(kinds=["standing"]) == rules.list_rules(kinds=["standing"])
     assert plain.rules_for_replay(ids=[]) == []
+
+
+def test_the_filter_choices_are_the_distinct_values_of_the_rules_in_scope(store: Store) -> None:
+    """Read in one pass (not one query per combo): the same sets, each sorted."""
+    repo = ResultRepository(store)
+    every = repo.list_rules(SCOPE, WorkspaceFilter(), limit=10_000)
+    expected = {key: sorted({str(getattr(r, key)) for r in every if getattr(r, key) is not None})
+                for key in ("verdict", "reason", "domain", "corpus")}
+    assert repo.filter_options(SCOPE) == expected
