@@ -7,6 +7,7 @@ Marks and waivers are written with ``db.op`` on the database thread (a waiver th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import SignalInstance
@@ -32,15 +33,10 @@ class ReviewMarks:
     audit_dialog: AuditDialog | None
     _parent: QWidget
     status_message: SignalInstance
-
-    def _reviewer(self) -> str | None:
-        raise NotImplementedError
-
-    def _refresh_flags(self) -> None:
-        raise NotImplementedError
-
-    def _update_refusal(self) -> None:
-        raise NotImplementedError
+    # Provided by the classes this one is mixed with (ReviewController, ReviewRefusals).
+    _reviewer: Callable[[], str | None]
+    _refresh_flags: Callable[[], None]
+    _update_refusal: Callable[[], None]
 
     # -- marks and waivers -------------------------------------------------------------
     def mark_row(self, mark: str) -> None:

@@ -53,9 +53,7 @@ class ReviewRefusals:
     _parent: QWidget
     status_message: SignalInstance
     split_requested: SignalInstance
-
-    def _submit(self, req: DecisionRequest, row: WorkspaceRule) -> None:
-        raise NotImplementedError
+    _submit: Callable[[DecisionRequest, WorkspaceRule], None]  # ReviewController's
 
     def _refused(self, refusal: BaseException, req: DecisionRequest, row: WorkspaceRule) -> None:
         self.deciding = False
