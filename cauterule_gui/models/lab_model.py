@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.lab.settings import REFERENCE_SEMANTIC
+from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD
 
 from cauterule_gui.models.rows_table_model import RowsTableModel
 
@@ -18,6 +18,8 @@ REFERENCE = REFERENCE_SEMANTIC.name
 PARTS = (("tuning", "tuning part (what a choice may rest on)"), ("held_back", "held-back part (the test)"),
          ("all", "all data (never used to choose)"))
 MARK_CHOSEN, MARK_REFERENCE = "★ chosen", "reference"
+MARK_WITHHELD = "reference (label withheld)"  # the comparator a failure-class truth can judge
+WITHHELD = REFERENCE_WITHHELD.name
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,12 @@ def lab_rows(result: dict[str, Any], truth: str, part: str) -> list[LabRow]:
     rows = []
     for number, setting in enumerate(result["settings"], 1):
         figures = setting["readouts"][truth][part]
-        marks = [m for m, on in ((MARK_CHOSEN, setting["name"] == chosen), (MARK_REFERENCE, setting["name"] == REFERENCE))
-                 if on]
+        marks = [m for m, on in ((MARK_CHOSEN, setting["name"] == chosen), (MARK_REFERENCE, setting["name"] == REFERENCE),
+                                 (MARK_WITHHELD, setting["name"] == WITHHELD)) if on]
         rows.append(LabRow(number, setting["name"], ", ".join(marks), figures["precision"], figures["recall"],
                            figures["f1"], figures["false_accept"], tuple(setting["circular_for"].get(truth, ())),
                            tuple(setting["canaries"]["blind_to"])))
-    order = {MARK_CHOSEN: 0, MARK_REFERENCE: 1}
+    order = {MARK_CHOSEN: 0, MARK_REFERENCE: 1, MARK_WITHHELD: 2}
     return sorted(rows, key=lambda r: (min((order[m] for m in r.marks.split(", ") if m in order), default=2), r.number))
 
 
@@ -78,7 +80,9 @@ def choice_text(result: dict[str, Any], truth: str) -> str:
              f"{split['rules']['held_back']} held-back rules; whole groups stay on one side.",
              f"Chosen on the tuning part: {choice['chosen'] or 'nothing'}: {choice['reason']}"
              + (" (shippable)" if choice["shippable"] else " (not shippable)")]
-    for label, key in (("reference-0.3.1 semantic", "reference_held_back"), ("chosen", "chosen_held_back")):
+    for label, key in (("reference-0.3.1 semantic", "reference_held_back"),
+                       ("reference-0.3.1 semantic, failure_class withheld", "withheld_held_back"),
+                       ("chosen", "chosen_held_back")):
         row = choice.get(key)
         if row is not None:
             lines.append(f"{label}, held-back: F1 {interval_text(row['f1'])} (floor {floor_text(row['f1'])}); "
@@ -91,7 +95,8 @@ class LabTableModel(RowsTableModel[LabRow]):
         ("#", "the setting's row in the report (what `lab adopt --setting N` takes)"),
         ("Setting", "the replay choices of this sweep point"),
         ("Marks", "★ chosen: the lab's choice under this truth (on the tuning part); reference: reference-0.3.1 "
-                  "semantic"),
+                  "semantic; reference (label withheld): the same with failure_class withheld, the comparator "
+                  "the failure-class proxy can judge"),
         ("P", "precision of `prevented` against this truth"),
         ("R", "recall of `prevented` against this truth"),
         ("F1 [95%]", "F1 of `prevented` with its Wilson band (an approximation: see docs/lab.md)"),

@@ -97,6 +97,7 @@ def cmd_lab(args: argparse.Namespace, store: Any) -> int:
               f"{split['rules']['tuning']} tuning / {split['rules']['held_back']} held-back)")
         print(f"  chosen: {terminal_safe(choice['chosen'] or 'nothing')} -- {choice['reason']}")
         for label, row in (("reference-0.3.1 semantic", choice["reference_held_back"]),
+                           ("reference-0.3.1 semantic, failure_class withheld", choice.get("withheld_held_back")),
                            ("chosen", choice["chosen_held_back"])):
             if row is None:
                 continue

@@ -69,7 +69,11 @@ def markdown(result: dict[str, Any], figures: Sequence[str] = ()) -> str:
         lines.append("")
         if choice["reference_held_back"] is not None:
             lines += ["Held-back part only:", ""] + _header("setting (held-back)")
-            lines.append(_row(REFERENCE_SEMANTIC.name, choice["reference_held_back"]))
+            circular = " (circular: reads " + ", ".join(choice.get("reference_reads") or ()) + ")"
+            lines.append(_row(REFERENCE_SEMANTIC.name + (circular if choice.get("reference_reads") else ""),
+                              choice["reference_held_back"]))
+            if choice.get("withheld_held_back") is not None:
+                lines.append(_row(f"{choice['withheld']} (the reference, label withheld)", choice["withheld_held_back"]))
             if choice["chosen_held_back"] is not None:
                 lines.append(_row(str(choice["chosen"]), choice["chosen_held_back"]))
             lines.append("")
@@ -98,8 +102,9 @@ def markdown(result: dict[str, Any], figures: Sequence[str] = ()) -> str:
               "* The floor is the figure with the truth's labels permuted (mean of 10 seeded permutations); for "
               "the false-break and false-accept rates it is the setting's claim rate on random trajectories.",
               "* A setting marked circular reads the field its truth is built from; it is never chosen on that "
-              "truth. Every profile replay runs today reads `failure_class` (haystack text, domain guard, "
-              "recovery), so none can be chosen on the failure-class proxy.", ""]
+              "truth. A profile reads `failure_class` (haystack text, domain guard, recovery) unless it withholds "
+              "it (`no-failure-class`): only those can be chosen on the failure-class proxy. reference-0.3.1 "
+              "semantic reads it, so the proxy's held-back table also shows the reference with it withheld.", ""]
     if figures:
         lines += ["## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures] + [""]
     return "\n".join(lines)

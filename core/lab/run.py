@@ -8,6 +8,11 @@ is no higher than reference-0.3.1 semantic's, the best F1 of ``prevented`` on th
 beside reference-0.3.1 semantic's; it is ``shippable`` only when it beats the reference's F1
 there (the reference's F1 below the chosen setting's interval) without a higher false-accept
 rate. Figures on all data are shown too, marked as such: they are never what a choice rests on.
+
+When reference-0.3.1 semantic itself reads the field a truth is built from (it reads
+``failure_class``, the proxy's label), its figures under that truth are circular: the choice is
+still judged against it (the issue's bar), and the same reference with the field withheld
+(``REFERENCE_WITHHELD``) is reported beside it, as the comparator that truth can judge fairly.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
 from core.lab.claims import ClaimDecider
 from core.lab.readouts import Reader, ReadOut
 from core.lab.scores import EmbedFn, ScoredPairs
-from core.lab.settings import REFERENCE_SEMANTIC, WORKBENCH_DEFAULT, Setting, default_grid
+from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD, WORKBENCH_DEFAULT, Setting, default_grid
 from core.lab.split import DEFAULT_HELD_BACK, DEFAULT_SEED, Split, group_split, rule_groups
 from core.lab.truths import ReviewerJudgement, Truth, expected_rule_truth, failure_class_proxy, reviewer_truth
 from core.matching.profile import SemanticTarget
@@ -47,12 +52,17 @@ class Choice:
     chosen_held_back: ReadOut | None = None
     reference_held_back: ReadOut | None = None
     shippable: bool = False
+    reference_reads: tuple[str, ...] = ()  # what the reference reads of this truth's field (circular)
+    withheld: str | None = None  # the reference with that field withheld, when the reference is circular
+    withheld_held_back: ReadOut | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"truth": self.truth, "chosen": self.chosen, "reason": self.reason, "shippable": self.shippable,
                 "chosen_held_back": None if self.chosen_held_back is None else self.chosen_held_back.to_dict(),
                 "reference_held_back": None if self.reference_held_back is None
-                else self.reference_held_back.to_dict()}
+                else self.reference_held_back.to_dict(),
+                "reference_reads": list(self.reference_reads), "withheld": self.withheld,
+                "withheld_held_back": None if self.withheld_held_back is None else self.withheld_held_back.to_dict()}
 
 
 @dataclass
@@ -108,6 +118,11 @@ def run_lab(
     settings = list(settings or default_grid())
     if REFERENCE_SEMANTIC.name not in {s.name for s in settings}:
         settings.insert(0, REFERENCE_SEMANTIC)
+    # The withheld comparator is read beside the reference; added here, it is never chosen
+    # (a sweep's choice is among the settings it was asked for; the default grid has it).
+    comparator_only = frozenset(() if REFERENCE_WITHHELD.name in {s.name for s in settings} else (REFERENCE_WITHHELD.name,))
+    if comparator_only:
+        settings.insert(1, REFERENCE_WITHHELD)
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     if scored is None:
@@ -156,7 +171,9 @@ def run_lab(
         if progress is not None:
             progress("sweep", done, len(settings))
     seconds["sweep"] = time.perf_counter() - sweep_started
-    choices = {name: _choose(name, truth, settings, readouts, canaries, circular) for name, truth in truths.items()}
+    candidates = [s for s in settings if s.name not in comparator_only]
+    choices = {name: _with_withheld(_choose(name, truth, candidates, readouts, canaries, circular), readouts, circular)
+               for name, truth in truths.items()}
     per_domain = _per_domain(scorer, settings, truths, choices, reader)
     seconds["total"] = time.perf_counter() - started
     return LabResult(settings, truths, splits, readouts, canaries, circular, choices, scored.key, scored.model_id,
@@ -223,3 +240,25 @@ def _choose(
         reason += (f", but only by {gap:.3f}: the reference's F1 is inside the chosen setting's interval, "
                    "not a clear win")
     return Choice(name, best.name, reason, chosen, ref, shippable=beats and keeps and clear)
+
+
+def _with_withheld(choice: Choice, readouts: dict[str, dict[str, dict[str, ReadOut]]],
+                   circular: dict[str, dict[str, list[str]]]) -> Choice:
+    """Name what the reference reads of the truth's field and, where withholding it makes a
+    comparator the truth can judge, add that comparator's held-back figures and how the chosen
+    setting stands against them (shippability stays judged against the reference itself)."""
+    reads = tuple(circular[REFERENCE_SEMANTIC.name][choice.truth])
+    if not reads or choice.reference_held_back is None:
+        return choice
+    choice.reference_reads = reads
+    choice.reason += (f"; reference-0.3.1 semantic reads {', '.join(reads)}, what this truth is built from, "
+                      "so its figures here are circular")
+    if circular[REFERENCE_WITHHELD.name][choice.truth]:
+        return choice
+    withheld = readouts[REFERENCE_WITHHELD.name][choice.truth]["held_back"]
+    choice.withheld, choice.withheld_held_back = REFERENCE_WITHHELD.name, withheld
+    mine, theirs = (choice.chosen_held_back.f1.value if choice.chosen_held_back else None), withheld.f1.value
+    if mine is not None and theirs is not None:
+        choice.reason += (f"; with failure_class withheld the reference reaches held-back F1 {theirs:.3f}, "
+                          + ("below" if mine > theirs else "not below") + f" the chosen setting's {mine:.3f}")
+    return choice

@@ -132,6 +132,9 @@ class Setting:
 
 
 REFERENCE_SEMANTIC = Setting(base="reference-0.3.1", semantic=True)
+#: The reference with failure_class withheld: the comparator a failure-class truth can judge
+#: (``REFERENCE_SEMANTIC`` reads the label that truth is built from; core.lab.run "withheld").
+REFERENCE_WITHHELD = Setting(base="reference-0.3.1", semantic=True, read_failure_class=False)
 REFERENCE_LEXICAL = Setting(base="reference-0.3.1", semantic=False)
 WORKBENCH_DEFAULT = Setting()
 

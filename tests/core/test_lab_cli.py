@@ -86,3 +86,11 @@ def test_reviewers_blind_answers_in_the_store_become_the_reviewers_truth(tmp_pat
         assert {(r, t) for r, keys in truth.positives.items() for t in keys} == judged
     finally:
         store.close()
+
+
+def test_the_report_reads_the_proxy_beside_the_reference_with_its_label_withheld(demo_db: str, tmp_path: Path) -> None:
+    assert cli_main(["lab", "--store", demo_db, "--no-semantic", "--out", str(tmp_path / "lab")]) == 0
+    report = (tmp_path / "lab" / "report.md").read_text(encoding="utf-8")
+    proxy = report.split("## Choice under `failure_class_proxy`", 1)[1].split("## ", 1)[0].replace("\\", "")
+    assert "(circular: reads failure_class" in proxy
+    assert "reference-0.3.1 no-failure-class sem" in proxy and "(the reference, label withheld)" in proxy

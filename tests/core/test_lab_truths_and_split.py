@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
 from core.lab.readouts import Figure, Reader, ReadOut
 from core.lab.run import _choose, circular_for, run_lab
 from core.lab.scores import ScoredPairs
-from core.lab.settings import REFERENCE_SEMANTIC, Setting
+from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD, Setting
 from core.lab.split import group_split, record_split, rule_groups
 from core.lab.truths import ReviewerJudgement, Truth, expected_rule_truth, failure_class_proxy, reviewer_truth
 from core.replay.inputs import trajectory_from_record
@@ -167,3 +169,32 @@ def test_a_win_inside_the_interval_is_no_clear_win_and_is_not_shippable() -> Non
     assert narrow.chosen == other.name and not narrow.shippable and "not a clear win" in narrow.reason
     clear = _choose("t", truth, settings, board(0.90, (0.86, 0.94)), flags, circular)
     assert clear.shippable
+
+
+def test_the_proxy_choice_names_the_reference_as_circular_and_reads_it_with_the_label_withheld() -> None:
+    trajectories = _corpus()
+    rules = _rules(trajectories)
+    result = run_lab(rules, trajectories, settings=[Setting(semantic=False)])
+    proxy = result.choices["failure_class_proxy"]
+    assert proxy.reference_reads and all(r.startswith("failure_class") for r in proxy.reference_reads)
+    assert proxy.withheld == REFERENCE_WITHHELD.name
+    assert proxy.withheld_held_back == result.readouts[REFERENCE_WITHHELD.name]["failure_class_proxy"]["held_back"]
+    assert "circular" in proxy.reason
+
+
+def test_a_truth_the_reference_does_not_read_gets_no_withheld_comparator() -> None:
+    trajectories = _corpus()
+    rules = _rules(trajectories)
+    result = run_lab(rules, trajectories, settings=[Setting(semantic=False)])
+    lesson = result.choices["expected_rule"]
+    assert lesson.reference_reads == () and lesson.withheld is None and lesson.withheld_held_back is None
+
+
+def test_the_withheld_comparator_added_to_a_sweep_is_read_but_never_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen by no canary, the comparator would be the only setting the proxy may choose.
+    monkeypatch.setattr(CanaryBench, "check", lambda self, setting: CanaryVerdict((), ()))
+    trajectories = _corpus()
+    rules = _rules(trajectories)
+    result = run_lab(rules, trajectories, settings=[Setting(semantic=False), Setting(semantic=False, threshold=0.5)])
+    assert REFERENCE_WITHHELD.name in {s.name for s in result.settings}
+    assert result.choices["failure_class_proxy"].chosen is None

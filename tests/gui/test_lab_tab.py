@@ -16,7 +16,7 @@ from core.store.review_repo import ReviewRepository
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
-from cauterule_gui.models.lab_model import MARK_CHOSEN
+from cauterule_gui.models.lab_model import MARK_CHOSEN, choice_text
 from cauterule_gui.panels.lab_panel import LabOutput, LabPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -104,3 +104,22 @@ def test_ctrl_8_lands_on_the_lab_settings_table(qtbot: Any, window: MainWindow) 
     assert window.tabs.indexOf(lab) == 7 and window.tab_registry.title(lab) == "Lab"
     qtbot.keyClick(window, Qt.Key.Key_8, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: lab.table.hasFocus(), timeout=5000)
+
+
+def test_the_choice_text_shows_the_reference_with_the_label_withheld_under_the_proxy() -> None:
+    result = {
+        "truths": {"failure_class_proxy": {"proxy": True, "empty": False, "built_from": "failure_class", "rules": 4,
+                                           "pairs": 20, "caveat": "coarse"}},
+        "splits": {"failure_class_proxy": {"group_by": "failure_class", "seed": 26,
+                                           "rules": {"tuning": 2, "held_back": 2}}},
+        "choices": {"failure_class_proxy": {
+            "chosen": None, "reason": "nothing", "shippable": False, "chosen_held_back": None,
+            "reference_held_back": {"f1": _figure(0.8), "false_accept": _figure(0.01)},
+            "withheld_held_back": {"f1": _figure(0.6), "false_accept": _figure(0.0)}}},
+    }
+    text = choice_text(result, "failure_class_proxy")
+    assert "reference-0.3.1 semantic, failure_class withheld, held-back: F1 0.600" in text
+
+
+def _figure(value: float) -> dict[str, Any]:
+    return {"value": value, "k": 1, "n": 2, "ci": [value - 0.1, value + 0.05], "floor": 0.1}
