@@ -11,7 +11,7 @@ withheld) replaces the cosine of rule r to failure t by
 replay's unchanged composition, floors, pools and verdicts (a new ``ScoredPairs`` with that cosine and
 the lab's ``ClaimDecider``), so a setting's claims are what replay would decide with that cosine.
 
-Measured first, on the TUNING classes only (seed 26, `/tmp/lab5/probe.py`), before this family was
+Measured first, on the TUNING classes only (seed 26, ``--probe``), before this family was
 fixed: the AUC of same-domain positives against negatives is 0.915 for the source cosine, 0.910 for
 the rule's condition-vs-haystack cosine and 0.941 for their mean (the label-reading signature: 0.918).
 
@@ -26,6 +26,7 @@ tuning F1, ties: precision, name); its held-back figures are printed beside the 
 beside the same rule restricted to lam = 0 (the family without source neighbours).
 
     PYTHONPATH=. python benchmarks/lab_neighbours.py --store S [--seeds 26,7,1,2,3,4,5,6,8,9]
+    PYTHONPATH=. python benchmarks/lab_neighbours.py --store S --probe   # the AUCs, tuning part only
 """
 
 from __future__ import annotations
@@ -109,6 +110,37 @@ def family_rows(store: Path) -> tuple[list[Row], Reader, list, list, Claims]:  #
     return rows, reader, rules, trajectories, ref_decider.decide(REFERENCE_SEMANTIC.profile())
 
 
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    return float((pos[:, None] > neg[None, :]).mean() + 0.5 * (pos[:, None] == neg[None, :]).mean())
+
+
+def probe(store: Path) -> None:
+    """Same-domain positives against negatives on the TUNING part of the seed-26 split: the AUC of
+    the source cosine, the rule's own (condition vs haystack) and their mean and max."""
+    rules, trajectories, embed = store_inputs(store)
+    reader = Reader(rules, trajectories)
+    source = source_cosines(rules, trajectories, reader, embed)
+    own = ScoredPairs.build(rules, trajectories, embed=embed, read_failure_class=False,
+                            semantic_target=SemanticTarget.CONDITION_VS_HAYSTACK).cosine
+    assert own is not None
+    truth = failure_class_proxy(rules, trajectories)
+    groups = rule_groups(rules, trajectories, "failure_class")
+    tuning = set(group_split({k: groups[k] for k in truth.rules}, "failure_class", 0.4, 26).tuning)
+    values: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in ("source", "rule", "mean", "max")}
+    for i, rule in enumerate(rules):
+        if rule.key not in tuning or np.isnan(source[i]).all():
+            continue
+        for j, t in enumerate(trajectories):
+            if t.key in truth.universe[rule.key] and t.domain == rule.domain:
+                side = 0 if t.key in truth.positives[rule.key] else 1
+                s, c = source[i, j], own[i, j]
+                for name, v in (("source", s), ("rule", c), ("mean", (s + c) / 2), ("max", max(s, c))):
+                    values[name][side].append(float(v))
+    for name, (pos, neg) in values.items():
+        print(f"tuning  {name:6s} positives n={len(pos)} median {np.median(pos):.3f}  negatives n={len(neg)} "
+              f"median {np.median(neg):.3f}  AUC {auc(np.asarray(pos), np.asarray(neg)):.3f}")
+
+
 def fmt(o: ReadOut) -> str:
     ci = o.f1.ci or (0.0, 0.0)
     return (f"P {o.precision.value or 0:.3f} R {o.recall.value or 0:.3f} F1 {o.f1.value or 0:.3f} "
@@ -119,7 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, required=True)
     parser.add_argument("--seeds", default="26,7,1,2,3,4,5,6,8,9")
+    parser.add_argument("--probe", action="store_true", help="only the AUCs on the tuning part")
     args = parser.parse_args(argv)
+    if args.probe:
+        probe(args.store)
+        return 0
     rows, reader, rules, trajectories, reference = family_rows(args.store)
     truth = failure_class_proxy(rules, trajectories)
     groups = rule_groups(rules, trajectories, "failure_class")
