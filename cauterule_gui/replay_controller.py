@@ -10,12 +10,14 @@ history gains the new run, and the status bar shows the model state.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from core.embeddings import DEFAULT_EMBEDDER, EMBEDDER_SETTING_ENV, EMBEDDERS
 from core.replay.messages import ChunkSaved, ModelState, ReplayDraft, Started
 from core.replay.profiles import profile_by_name
 
@@ -36,6 +38,7 @@ from cauterule_gui.services import StoreServices
 KEY_PROFILE = "replay/profile"
 ADOPTED = "adopted"  # the profile setting meaning: whatever the store has adopted (core.store.profile_repo)
 KEY_SEMANTIC = "replay/semantic"
+KEY_EMBEDDER = "replay/embedder"  # torch | onnx | onnx-int8; unset: CAUTERULE_WORKBENCH_EMBEDDER, else torch
 
 
 class ReplayController(QObject):
@@ -65,6 +68,7 @@ class ReplayController(QObject):
         self.progress_text = ""  # what the progress widget says: phase, count, ETA
         self._phase: tuple[str, float] = ("", 0.0)  # unit of the current phase, when it began
         self.model_state = "embedding model: not loaded (loads for the first semantic replay)"
+        process.set_embedder(self.embedder_choice)
 
     # -- profile -----------------------------------------------------------------------
     @property
@@ -89,6 +93,36 @@ class ReplayController(QObject):
         if self.profile_name == ADOPTED:  # the replay process ANDs this with the adopted profile's own flag
             return self.semantic
         return profile_by_name(self.profile_name).semantic and self.semantic
+
+    # -- embedder ----------------------------------------------------------------------
+    @property
+    def embedder_choice(self) -> str | None:
+        """The runtime chosen in Replay ▸ Embedding runtime; None until one is chosen."""
+        value = self._settings.value(KEY_EMBEDDER)
+        return value if isinstance(value, str) and value in EMBEDDERS else None
+
+    @property
+    def embedder(self) -> str:
+        """The runtime the replay children use: the choice, else the environment's, else torch."""
+        chosen = self.embedder_choice or os.environ.get(EMBEDDER_SETTING_ENV, "").strip().lower()
+        return chosen if chosen in EMBEDDERS else DEFAULT_EMBEDDER
+
+    def set_embedder(self, kind: str) -> None:
+        """Use ``kind`` from the next replay on (a running one finishes with its own); the model
+        is loaded again in the background, as at start-up."""
+        if kind not in EMBEDDERS:
+            raise ValueError(f"unknown embedder {kind!r}: expected one of {', '.join(EMBEDDERS)}")
+        changed = kind != self.embedder
+        self._settings.setValue(KEY_EMBEDDER, kind)
+        self.process.set_embedder(kind)
+        if not changed:
+            return
+        when = "from the next replay (the running one keeps its own)" if self.running else "from the next replay"
+        self.status_message.emit(f"Embedding runtime: {kind}, {when}")
+        self._set_model_state(f"embedding model: not loaded ({kind}; loads for the next semantic replay)")
+        if self._model_loaded:
+            self._model_loaded = False
+            self.load_model()
 
     # -- running -----------------------------------------------------------------------
     @property

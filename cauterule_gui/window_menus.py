@@ -12,6 +12,19 @@ from cauterule_gui.panels.shortcuts_dialog import ShortcutsDialog
 if TYPE_CHECKING:
     from cauterule_gui.main_window import MainWindow
 
+# Replay ▸ Embedding runtime: what runs the embedding model in the replay children
+# (docs/replay.md "Embedders" has the measurements behind each line).
+EMBEDDER_CHOICES = (
+    ("torch", "&PyTorch (exact parity with cauterule 0.3.1)",
+     "The default: the reference's own runtime; the reference-0.3.1 comparisons are exact only with it"),
+    ("onnx", "&ONNX Runtime (about 5× faster per CPU second)",
+     "The same weights exported to ONNX: vectors within 1e-6 of PyTorch's; no decision moved on the shared "
+     "corpus; the first run re-embeds the store's texts once and the first use builds the export"),
+    ("onnx-int8", "ONNX Runtime, &int8 (fastest; moves pairs at the floors)",
+     "Weights quantised to int8: cosines move by up to 0.1 (0.01 on average), so pairs near the 0.62 semantic floor "
+     "can change bucket; for speed only"),
+)
+
 
 def build_actions(window: MainWindow) -> None:
     """Create the window's actions (as its attributes) and its menus."""
@@ -82,6 +95,13 @@ def build_actions(window: MainWindow) -> None:
     for action in profiles:
         replay_menu.addAction(action)
     replay_menu.addAction(window.semantic_action)
+    runtime_menu = replay_menu.addMenu("Embedding &runtime")
+    window.embedder_actions = {kind: window._action(text, lambda k=kind: window.replay.set_embedder(k), tip=tip)
+                               for kind, text, tip in EMBEDDER_CHOICES}
+    window._embedder_group = window.review_actions.radio_group(list(window.embedder_actions.values()))
+    window.embedder_actions[window.replay.embedder].setChecked(True)
+    for action in window.embedder_actions.values():
+        runtime_menu.addAction(action)
     view_menu = bar.addMenu("V&iew")
     view_menu.addAction(window.refresh_action)
     view_menu.addAction(window.newlines_action)

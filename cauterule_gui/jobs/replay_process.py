@@ -9,11 +9,17 @@ sends SIGTERM, which the child turns into a cooperative cancel (the run is close
 ``cancelled`` and reported) before it exits; a child that does not exit within
 ``KILL_AFTER_S`` is killed (its run, left ``running``, is closed as ``failed`` the next
 time the store is opened, by ``core/store/run_owner.py``).
+
+Which embedder a child runs the model with (``ReplayProcess.set_embedder``: the window's
+Replay ▸ Embedding runtime) is given to it in its environment
+(``CAUTERULE_WORKBENCH_EMBEDDER``) when it starts; a child started under another choice is not
+leased again, so the next job runs the new one and a running job is never cut off.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import subprocess
 import sys
 import threading
@@ -21,6 +27,7 @@ import weakref
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 
+from core.embeddings import EMBEDDER_SETTING_ENV
 from core.replay.messages import (
     DraftReplayed,
     Embed,
@@ -56,13 +63,16 @@ class ReplayProcessError(RuntimeError):
 class ReplayWorker:
     """One child process, serving one request at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, embedder: str | None = None) -> None:
         # The child runs the same code as this process: the same interpreter (in a frozen app
         # that is the app itself, which understands ``-m``: packaging/entry.py) with this
         # process's environment and working directory unchanged, so it imports the package
         # from wherever this process did (installed, or PYTHONPATH set by whoever started us).
+        # ``embedder`` (None: this process's setting) is the one thing its environment adds.
+        self.embedder = embedder
+        env = None if embedder is None else {**os.environ, EMBEDDER_SETTING_ENV: embedder}
         self.proc = subprocess.Popen([sys.executable, "-m", SERVER_MODULE],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         self.terminated = False
         self._kill_timer: threading.Timer | None = None
 
@@ -169,7 +179,22 @@ class ReplayProcess:
         self._busy: set[ReplayWorker] = set()
         self._lock = threading.Lock()
         self._stopped = False
+        self._embedder: str | None = None  # None: the environment's (CAUTERULE_WORKBENCH_EMBEDDER), else torch
         _ALL.add(self)
+
+    @property
+    def embedder(self) -> str | None:
+        return self._embedder
+
+    def set_embedder(self, kind: str | None) -> None:
+        """Children started from now on run the model with ``kind``; idle ones started under
+        another are quit now, busy ones when their job ends (never cut off)."""
+        with self._lock:
+            self._embedder = kind
+            stale = [w for w in self._idle if w.embedder != kind]
+            self._idle = [w for w in self._idle if w.embedder == kind]
+        for worker in stale:
+            worker.quit(timeout=None)
 
     @property
     def stopped(self) -> bool:
@@ -180,7 +205,7 @@ class ReplayProcess:
         with self._lock:
             self._stopped = False
             if not any(w.alive for w in self._idle):
-                self._idle.append(ReplayWorker())
+                self._idle.append(ReplayWorker(self._embedder))
 
     @property
     def pids(self) -> list[int]:
@@ -197,9 +222,9 @@ class ReplayProcess:
             worker = None
             while self._idle and worker is None:
                 candidate = self._idle.pop()
-                if candidate.alive:
+                if candidate.alive and candidate.embedder == self._embedder:
                     worker = candidate
-            worker = worker or ReplayWorker()
+            worker = worker or ReplayWorker(self._embedder)
             self._busy.add(worker)
         reusable = False
         try:
@@ -209,7 +234,7 @@ class ReplayProcess:
             with self._lock:
                 self._busy.discard(worker)
                 keep = (reusable and worker.alive and not worker.terminated and not self._stopped
-                        and len(self._idle) < self._keep_idle)
+                        and worker.embedder == self._embedder and len(self._idle) < self._keep_idle)
                 if keep:
                     self._idle.append(worker)
             if not keep:
