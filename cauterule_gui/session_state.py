@@ -9,6 +9,7 @@ longer exists (the store was rebuilt) is simply not restored.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,6 +163,7 @@ def save_headers(window: MainWindow, settings: QSettings) -> None:
                     settings.remove(name)
     finally:
         settings.endGroup()
+    save_column_choices(window, settings)
 
 
 def restore_headers(window: MainWindow, settings: QSettings) -> None:
@@ -176,5 +178,45 @@ def restore_headers(window: MainWindow, settings: QSettings) -> None:
             if isinstance(value, QByteArray) and not value.isEmpty():
                 fit.view.horizontalHeader().restoreState(value)
                 fit.keep_user_widths()
+    finally:
+        settings.endGroup()
+    restore_column_choices(window, settings)
+
+
+# -- columns the reviewer showed or hid (the header's context menu) -----------------------
+COLUMN_GROUP = "columns"
+
+
+def save_column_choices(window: MainWindow, settings: QSettings) -> None:
+    """Each table's shown / hidden columns as the reviewer chose them, as JSON by column title."""
+
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(COLUMN_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            name = fit.view.objectName()
+            if name and fit.choices():
+                settings.setValue(name, json.dumps(fit.choices(), sort_keys=True))
+            elif name:
+                settings.remove(name)
+    finally:
+        settings.endGroup()
+
+
+def restore_column_choices(window: MainWindow, settings: QSettings) -> None:
+
+    from cauterule_gui.column_fit import ColumnFit
+
+    settings.beginGroup(COLUMN_GROUP)
+    try:
+        for fit in window.findChildren(ColumnFit):
+            value = settings.value(fit.view.objectName()) if fit.view.objectName() else None
+            try:
+                choices = json.loads(value) if isinstance(value, str) else None
+            except ValueError:
+                choices = None
+            if isinstance(choices, dict):
+                fit.restore_choices({str(k): bool(v) for k, v in choices.items()})
     finally:
         settings.endGroup()
