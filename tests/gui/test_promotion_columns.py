@@ -10,12 +10,11 @@ from typing import Any
 from conftest import wait_idle
 from PySide6.QtCore import Qt
 from test_no_elided_code_words import elided_cells
+from test_resume_and_keys import _close, _reopen
 
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
 from cauterule_gui.models import promotion_queue_model as pq
-from cauterule_gui.services import open_services
-from cauterule_gui.settings import make_settings
 
 GATE_COLUMNS = (pq.COL_GROUP, pq.COL_VERDICT, pq.COL_BROKEN, pq.COL_AGREEMENT, pq.COL_DUPLICATES,
                 pq.COL_CONFLICTS, pq.COL_DECISION, pq.COL_STALE)
@@ -64,18 +63,11 @@ def test_the_header_menu_shows_and_hides_columns_and_a_restart_keeps_them(qtbot:
     actions["Verdict"].setChecked(False)
     assert not promotion.view.isColumnHidden(pq.COL_STALE) and promotion.view.isColumnHidden(pq.COL_VERDICT)
 
-    path = review_window.services.path
-    review_window.close()
-    review_window.services.close()
-    again = MainWindow(open_services(path), runner, make_settings(), open_services)
-    qtbot.addWidget(again)
-    again.show()
+    again = _reopen(qtbot, review_window, runner)
     try:
-        qtbot.waitUntil(lambda: not again.first_pages_loading, timeout=10_000)
         view = promotion_at(qtbot, again, 1280, 800).view
         assert not view.isColumnHidden(pq.COL_STALE) and view.isColumnHidden(pq.COL_VERDICT)
         again.workflows.promotion_fit.reset()  # Fit columns to the window: the fit decides again
         assert not view.isColumnHidden(pq.COL_VERDICT) and view.isColumnHidden(pq.COL_STALE)
     finally:
-        again.close()
-        again.services.close()
+        _close(again)
