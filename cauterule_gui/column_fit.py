@@ -79,7 +79,9 @@ class ColumnFit(QObject):
         return menu
 
     def _show_column_menu(self, pos: QPoint) -> None:
-        self.column_menu().popup(self._view.horizontalHeader().mapToGlobal(pos))
+        menu = self.column_menu()
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # one menu a right-click, not one more child each
+        menu.popup(self._view.horizontalHeader().mapToGlobal(pos))
 
     def choose(self, column: int, shown: bool) -> None:
         """The reviewer shows or hides a column: kept over the fit, at every width."""
