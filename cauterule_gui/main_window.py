@@ -4,7 +4,8 @@ Tabs: Review (rules table, evidence board, evidence trajectory), Corpus (navigat
 trajectory table, viewer), and the workflow tabs Label, Agreement, Promotion and Metrics
 (``WorkflowTabs``). Review behaviour lives in ``ReviewController``, replay in
 ``ReplayController``, what-if in ``WhatIfController``; every review key is defined in
-``review_menu.install``.
+``review_menu.install``; a replay's results reaching the Review tab as they arrive in
+``window_replay.LiveResults``.
 """
 
 from __future__ import annotations
@@ -54,14 +55,13 @@ from cauterule_gui.status_bar import WindowStatusBar, section_label
 from cauterule_gui.store_integrity import StoreIntegrity
 from cauterule_gui.tab_registry import TabRegistry, rows_of_actions
 from cauterule_gui.whatif_controller import WhatIfController
+from cauterule_gui.window_replay import LiveResults
 from cauterule_gui.workflow_tabs import WorkflowTabs
 
 DEFAULT_SIZES = (330, 790, 440)
-LIVE_REFRESH_MS = 250
-DUPLICATES_AFTER_REPLAY_MS = 1500  # well after the post-replay refresh slices
 
 
-class MainWindow(QMainWindow):
+class MainWindow(LiveResults, QMainWindow):
     def __init__(self, services: StoreServices, runner: JobRunner, settings: QSettings,
                  open_services: Callable[[Path], StoreServices], parent: QWidget | None = None,
                  process: ReplayProcess | None = None) -> None:
@@ -144,10 +144,7 @@ class MainWindow(QMainWindow):
         self.db.changes_applied.connect(self.tab_registry.changes_applied)
         self.db.changes_applied.connect(lambda kinds, _by: self._after_change(kinds))
         self.db.failed.connect(lambda failure: self.statusBar().showMessage(f"Not saved: {failure}", 15_000))
-        self._live_refresh = QTimer(self)
-        self._live_refresh.setSingleShot(True)
-        self._live_refresh.setInterval(LIVE_REFRESH_MS)
-        self._live_refresh.timeout.connect(self._live_tick)
+        self._build_live_refresh()
 
         self.welcome = WelcomePanel("", keys.read_bool(settings, keys.KEY_WELCOME, True), self)
         # Its next step ("review the n rules nobody has decided yet") follows every decision.
@@ -298,47 +295,6 @@ class MainWindow(QMainWindow):
 
     def replay_everything(self) -> None:
         self.replay.start("everything", None, materialise_expected=True)
-
-    def _on_results_arrived(self, run_id: int) -> None:
-        rules = self.workspace.rules
-        if rules.model.scope.run_id is None and run_id not in rules.model.scope.live_run_ids:
-            rules.model.set_scope(WorkspaceScope(live_run_ids=(run_id,)))
-            self.refresh_history()
-        # Coalesced: chunks can arrive faster than a reviewer can read; one refresh per beat.
-        if not self._live_refresh.isActive():
-            self._live_refresh.start()
-
-    def _live_tick(self) -> None:
-        # A read still on its way is let land (a new one would drop it): the next beat re-reads.
-        if self.workspace.rules.model.busy:
-            self._live_refresh.start()
-        else:
-            self._sliced(self.workspace.rules.refresh)
-
-    def _on_replay_done(self) -> None:
-        self._live_refresh.stop()
-        QTimer.singleShot(DUPLICATES_AFTER_REPLAY_MS, self.bulk.refresh_duplicates)  # replay made candidates; after the refresh
-        self.db.notify({"replay"}, self.replay)  # the review table below refreshes itself, sliced
-        self._set_store_actions_enabled(True)
-        rules = self.workspace.rules
-        if rules.model.scope.live_run_ids:
-            self._sliced(lambda: rules.model.set_scope(WorkspaceScope()), rules.refresh_options)
-        else:
-            self._sliced(rules.refresh, rules.refresh_options)
-
-    def _sliced(self, first: Callable[[], object], *later: Callable[[], object]) -> None:
-        """Refresh the table now; the filter choices and the evidence board in later
-        event-loop turns, so no single slice of GUI work grows past a few tens of ms."""
-        self.review.hold()
-        try:
-            keep = self.workspace.rules.current_rule_id()
-            first()
-            if keep is not None and self.workspace.rules.current_rule_id() != keep:
-                self.workspace.rules.select_rule(keep)
-        finally:
-            for step in later:
-                QTimer.singleShot(0, step)
-            QTimer.singleShot(0, self.review.release)
 
     def _on_import_done(self) -> None:
         self._set_store_actions_enabled(True)

@@ -9,6 +9,8 @@ longer exists (the store was rebuilt) is simply not restored.
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSettings
 
 if TYPE_CHECKING:
+    from cauterule_gui.column_fit import ColumnFit
     from cauterule_gui.main_window import MainWindow
 
 GROUP = "session"
@@ -147,34 +150,61 @@ def restore_splitters(window: MainWindow, settings: QSettings) -> None:
 HEADER_GROUP = "headers"
 
 
-def save_headers(window: MainWindow, settings: QSettings) -> None:
-    """Tables whose columns fit themselves (``ColumnFit``) keep the widths a reviewer dragged."""
+def _each_fit(window: MainWindow, settings: QSettings, group: str) -> Iterator[tuple[ColumnFit, str]]:
+    """Every named table whose columns fit themselves, with its name, inside ``group``."""
     from cauterule_gui.column_fit import ColumnFit
 
-    settings.beginGroup(HEADER_GROUP)
+    settings.beginGroup(group)
     try:
         for fit in window.findChildren(ColumnFit):
-            name = fit.view.objectName()
-            if name and name != "ruleTable":  # the rules table has its own key (review/rule_header)
-                if fit.user_resized:
-                    settings.setValue(name, fit.view.horizontalHeader().saveState())
-                else:
-                    settings.remove(name)
+            if fit.view.objectName():
+                yield fit, fit.view.objectName()
     finally:
         settings.endGroup()
+
+
+def save_headers(window: MainWindow, settings: QSettings) -> None:
+    """Tables whose columns fit themselves (``ColumnFit``) keep the widths a reviewer dragged."""
+    for fit, name in _each_fit(window, settings, HEADER_GROUP):
+        if name == "ruleTable":  # the rules table has its own key (review/rule_header)
+            continue
+        if fit.user_resized:
+            settings.setValue(name, fit.view.horizontalHeader().saveState())
+        else:
+            settings.remove(name)
+    save_column_choices(window, settings)
 
 
 def restore_headers(window: MainWindow, settings: QSettings) -> None:
     from PySide6.QtCore import QByteArray
 
-    from cauterule_gui.column_fit import ColumnFit
+    for fit, name in _each_fit(window, settings, HEADER_GROUP):
+        value = settings.value(name)
+        if isinstance(value, QByteArray) and not value.isEmpty():
+            fit.view.horizontalHeader().restoreState(value)
+            fit.keep_user_widths()
+    restore_column_choices(window, settings)
 
-    settings.beginGroup(HEADER_GROUP)
-    try:
-        for fit in window.findChildren(ColumnFit):
-            value = settings.value(fit.view.objectName()) if fit.view.objectName() else None
-            if isinstance(value, QByteArray) and not value.isEmpty():
-                fit.view.horizontalHeader().restoreState(value)
-                fit.keep_user_widths()
-    finally:
-        settings.endGroup()
+
+# -- columns the reviewer showed or hid (the header's context menu) -----------------------
+COLUMN_GROUP = "columns"
+
+
+def save_column_choices(window: MainWindow, settings: QSettings) -> None:
+    """Each table's shown / hidden columns as the reviewer chose them, as JSON by column title."""
+    for fit, name in _each_fit(window, settings, COLUMN_GROUP):
+        if fit.choices():
+            settings.setValue(name, json.dumps(fit.choices(), sort_keys=True))
+        else:
+            settings.remove(name)
+
+
+def restore_column_choices(window: MainWindow, settings: QSettings) -> None:
+    for fit, name in _each_fit(window, settings, COLUMN_GROUP):
+        value = settings.value(name)
+        try:
+            choices = json.loads(value) if isinstance(value, str) else None
+        except ValueError:
+            choices = None
+        if isinstance(choices, dict):
+            fit.restore_choices({str(k): bool(v) for k, v in choices.items()})

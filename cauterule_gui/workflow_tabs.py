@@ -39,9 +39,17 @@ PROMOTION_FIXED = {pq.COL_VERDICT: longest(VERDICT_REASONS, "? "), pq.COL_STALE:
                    pq.COL_AGREEMENT: "⚠ 0.00 [0.00–0.00] spans 0.80 · run", pq.COL_GROUP: "human approval required",
                    pq.COL_DECISION: "✓ approved · superseded",
                    pq.COL_BROKEN: "✗ 88/88 unreviewed"}  # was flexible: squeezed to "✗ 3 of 3 unrevie…"
-PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 8), pq.COL_TRIGGER: (2.5, 14),
+# Ten columns do not fit 1280 px whole: the rule and its trigger get room to be read (floors of
+# 32 and 30 characters: a rule's file name whole, "C-03-docker-base-image-timeout"), and while
+# they would get less, Stale, Near-duplicates and Conflicts give way, in that order (at 1280 all
+# three). Each is said elsewhere: the Queue cell words a stale approval ("approved, stale: …")
+# and a failing gate ("not ready: duplicates failing"), the Rule and Trigger tooltips list every
+# column, the detail pane every gate. Right-click the header to show or hide any column (kept
+# in QSettings, ``session_state``).
+PROMOTION_FLEXIBLE = {pq.COL_RULE: (1.0, 32), pq.COL_TRIGGER: (2.5, 30),
                       pq.COL_DUPLICATES: (0.6, 6),
                       pq.COL_CONFLICTS: (0.6, 6)}
+PROMOTION_GIVE_WAY = (pq.COL_STALE, pq.COL_DUPLICATES, pq.COL_CONFLICTS)
 
 
 class MetricsTab(QWidget):
@@ -124,7 +132,8 @@ class WorkflowTabs:
         self.promotion.review_requested.connect(show_rule_in_review)
         tabs.currentChanged.connect(self._on_tab_changed)
         # The promotion queue's Decision column stays on screen at 1280 px (its panel is H17's).
-        self.promotion_fit = ColumnFit(self.promotion.view, PROMOTION_FIXED, PROMOTION_FLEXIBLE)
+        self.promotion_fit = ColumnFit(self.promotion.view, PROMOTION_FIXED, PROMOTION_FLEXIBLE, PROMOTION_GIVE_WAY)
+        self.promotion_fit.offer_column_menu(pq.COL_RULE)
         # The Label tab lists its rows when it is first shown (at start if it is in front), not
         # after View ▸ Refresh; hidden at start, its reads (0.4-12 s each at 10^5 trajectories)
         # would compete with the first window's.

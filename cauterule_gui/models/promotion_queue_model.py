@@ -95,9 +95,10 @@ def load_snapshot(store: Store, reviewer: str | None, similarity: Similarity | N
 
 # -- cell text ---------------------------------------------------------------------------
 def rule_label(item: QueueItem) -> str:
-    """The rule's file name; with its standing id first once it has one (gates name that id)."""
+    """The rule's file name; with its standing id first once it has one (gates name that id),
+    once when they are the same (an imported standing rule is named after its file)."""
     name = PurePosixPath(item.origin).stem or item.origin
-    return f"{item.standing_id} · {name}" if item.standing_id else name
+    return f"{item.standing_id} · {name}" if item.standing_id and item.standing_id != name else name
 
 
 def verdict_text(item: QueueItem) -> str:
@@ -347,6 +348,19 @@ class PromotionQueueModel(QAbstractTableModel):
                 (i.origin, i.trigger, i.directive, i.standing_id or "", i.kind, "hidden blind session")).lower()]
         return shown + hidden
 
+    def row_summary(self, item: QueueItem) -> str:
+        """Every other column of the row, one line each: the Rule and Trigger tooltips carry it,
+        so a column hidden at a narrow width (or by the reviewer) is still read on hover."""
+        lines = []
+        for column, title in enumerate(COLUMNS):
+            if column in (COL_RULE, COL_TRIGGER):
+                continue
+            hidden = column in BLIND_COLUMNS and self.hides(item)
+            text = BLIND_WORDS.get(column, "·") if hidden else cell_text(item, column)
+            if text:
+                lines.append(f"{title}: {text}")
+        return "\n".join(lines)
+
     def item(self, row: int) -> QueueItem | None:
         return self._items[row] if 0 <= row < len(self._items) else None
 
@@ -375,6 +389,8 @@ class PromotionQueueModel(QAbstractTableModel):
             return blind_cell(column, role, self._blind_tip(item.origin))
         if role == Qt.ItemDataRole.DisplayRole:
             return cell_text(item, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column in (COL_RULE, COL_TRIGGER):
+            return plain_tooltip(f"{tooltip_text(item, column)}\n\n{self.row_summary(item)}")
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(tooltip_text(item, column))
         if role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):

@@ -44,6 +44,15 @@ def _hidden_row(promotion: Any, hidden: frozenset[str]) -> int:
     return next(r for r in range(promotion.model.rowCount()) if promotion.model.item(r).origin in hidden)
 
 
+def _select_hidden_rule(qtbot: Any, window: MainWindow) -> tuple[Any, Any]:
+    """A blind session made, the queue shown and one of its hidden rules selected: (panel, item)."""
+    hidden = hide_a_session(qtbot, window)
+    promotion = _promotion(qtbot, window, hidden)
+    item = promotion.model.item(_hidden_row(promotion, hidden))
+    promotion.select_rule(item.rule_id)
+    return promotion, item
+
+
 def _cell(promotion: Any, row: int, column: int, role: Any = None) -> Any:
     from PySide6.QtCore import Qt
 
@@ -65,11 +74,7 @@ def test_the_queue_hides_a_session_rules_verdict_and_gates(qtbot: Any, review_wi
 
 
 def test_the_detail_pane_of_a_hidden_rule_names_no_verdict(qtbot: Any, review_window: MainWindow) -> None:
-    window = review_window
-    hidden = hide_a_session(qtbot, window)
-    promotion = _promotion(qtbot, window, hidden)
-    item = promotion.model.item(_hidden_row(promotion, hidden))
-    promotion.select_rule(item.rule_id)
+    promotion, _item = _select_hidden_rule(qtbot, review_window)
     text = promotion.detail.toPlainText()
     assert "Replay's answer hidden" in text and "(you: 0/8 judged)" in text.replace("\xa0", " ")
     assert "verdict:" not in text and "Gates" not in text and "precision" not in text
@@ -89,10 +94,7 @@ def test_hidden_rules_come_after_the_others_by_rule_id(qtbot: Any, review_window
 
 
 def test_deciding_a_hidden_rule_is_refused_with_a_plain_message(qtbot: Any, review_window: MainWindow) -> None:
-    window = review_window
-    hidden = hide_a_session(qtbot, window)
-    promotion = _promotion(qtbot, window, hidden)
-    promotion.select_rule(promotion.model.item(_hidden_row(promotion, hidden)).rule_id)
+    promotion, _item = _select_hidden_rule(qtbot, review_window)
     assert not promotion.buttons["approve"].isEnabled() and not promotion.buttons["reject"].isEnabled()
     promotion.approve_selected()
     promotion.defer_selected()
@@ -106,10 +108,7 @@ def test_show_evidence_anyway_lifts_it_in_the_promotion_tab(qtbot: Any, review_w
     from core.agreement.early_reveal import REVEAL_ACTION
 
     window = review_window
-    hidden = hide_a_session(qtbot, window)
-    promotion = _promotion(qtbot, window, hidden)
-    item = promotion.model.item(_hidden_row(promotion, hidden))
-    promotion.select_rule(item.rule_id)
+    promotion, item = _select_hidden_rule(qtbot, window)
     assert promotion.reveal_button.isVisibleTo(window)
     promotion.reveal_button.click()
     qtbot.waitUntil(lambda: item.origin not in promotion.model.blind, timeout=10_000)
