@@ -63,7 +63,7 @@ def lab_rows(result: dict[str, Any], truth: str, part: str) -> list[LabRow]:
                            figures["f1"], figures["false_accept"], tuple(setting["circular_for"].get(truth, ())),
                            tuple(setting["canaries"]["blind_to"])))
     order = {MARK_CHOSEN: 0, MARK_REFERENCE: 1, MARK_WITHHELD: 2}
-    return sorted(rows, key=lambda r: (min((order[m] for m in r.marks.split(", ") if m in order), default=2), r.number))
+    return sorted(rows, key=lambda r: (min((order[m] for m in r.marks.split(", ") if m in order), default=3), r.number))
 
 
 def choice_text(result: dict[str, Any], truth: str) -> str:

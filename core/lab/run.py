@@ -259,6 +259,6 @@ def _with_withheld(choice: Choice, readouts: dict[str, dict[str, dict[str, ReadO
     choice.withheld, choice.withheld_held_back = REFERENCE_WITHHELD.name, withheld
     mine, theirs = (choice.chosen_held_back.f1.value if choice.chosen_held_back else None), withheld.f1.value
     if mine is not None and theirs is not None:
-        choice.reason += (f"; with failure_class withheld the reference reaches held-back F1 {theirs:.3f}, "
-                          + ("below" if mine > theirs else "not below") + f" the chosen setting's {mine:.3f}")
+        choice.reason += (f"; with failure_class withheld the reference reaches held-back F1 {theirs:.3f}, and "
+                          f"the chosen setting's {mine:.3f} is " + ("above" if mine > theirs else "not above") + " it")
     return choice

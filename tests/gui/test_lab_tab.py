@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 from conftest import make_settings, preset_reviewer
 
+from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD
 from core.store.profile_repo import ProfileRepository
 from core.store.review_repo import ReviewRepository
 
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs import JobRunner
 from cauterule_gui.main_window import MainWindow
-from cauterule_gui.models.lab_model import MARK_CHOSEN, choice_text
+from cauterule_gui.models.lab_model import MARK_CHOSEN, choice_text, lab_rows
 from cauterule_gui.panels.lab_panel import LabOutput, LabPanel
 from cauterule_gui.reviewer import ReviewerIdentity
 from cauterule_gui.services import StoreServices
@@ -123,3 +124,15 @@ def test_the_choice_text_shows_the_reference_with_the_label_withheld_under_the_p
 
 def _figure(value: float) -> dict[str, Any]:
     return {"value": value, "k": 1, "n": 2, "ci": [value - 0.1, value + 0.05], "floor": 0.1}
+
+
+def test_the_rows_open_with_the_chosen_setting_then_the_reference_then_it_with_the_label_withheld() -> None:
+    names = ["other", REFERENCE_WITHHELD.name, "chosen one", REFERENCE_SEMANTIC.name]
+    figures = {m: _figure(0.5) for m in ("precision", "recall", "f1", "false_accept")}
+    result = {
+        "choices": {"failure_class_proxy": {"chosen": "chosen one"}},
+        "settings": [{"name": n, "readouts": {"failure_class_proxy": {"tuning": figures}}, "circular_for": {},
+                      "canaries": {"blind_to": []}} for n in names],
+    }
+    rows = lab_rows(result, "failure_class_proxy", "tuning")
+    assert [r.name for r in rows] == ["chosen one", REFERENCE_SEMANTIC.name, REFERENCE_WITHHELD.name, "other"]
