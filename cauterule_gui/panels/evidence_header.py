@@ -92,6 +92,7 @@ class EvidenceHeader:
         self.banner.hide()
         self.answers_hidden = False  # replay's answers withheld (blind session): the header says so
         self._verdict_marks: list[QWidget] = []  # the verdict-mark bar (hidden with the answers)
+        self._row_marks: list[QWidget] = []  # the selected row's mark bar (hidden with the answers)
         self.reveal_button = QPushButton("Show evidence anyway", self)
         self.reveal_button.setObjectName("revealEvidence")
         self.reveal_button.setToolTip("Show this rule's buckets before you finish your blind session")
@@ -120,9 +121,10 @@ class EvidenceHeader:
         self.verdict_bar.addStretch(1)
 
     def add_row_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
-        self.row_bar.addWidget(plain_label("Selected row — replay is:", self))
-        for action, label in actions:
-            self.row_bar.addWidget(key_button(action, self, label))
+        self._row_marks = [plain_label("Selected row — replay is:", self)]
+        self._row_marks += [key_button(action, self, label) for action, label in actions]
+        for widget in self._row_marks:
+            self.row_bar.addWidget(widget)
         self.row_bar.addStretch(1)
 
     def set_replaying(self, running: bool) -> None:
@@ -133,7 +135,7 @@ class EvidenceHeader:
 
     def _show_header(self) -> None:
         rule, result = self.rule, self.result
-        for widget in self._verdict_marks:  # no "replay is right / wrong" about a verdict not shown
+        for widget in (*self._verdict_marks, *self._row_marks):  # no "replay is right / wrong" about answers not shown
             widget.setVisible(not self.answers_hidden)
         if rule is None:
             self.title.setText(self.no_rule_text)

@@ -193,3 +193,17 @@ def test_a_hidden_rules_verdict_cannot_be_marked_and_its_mark_buttons_are_gone(
     wait_idle(window)
     assert any("hidden" in s for s in said) and not any(rule.verdict in s for s in said)
     assert window.services.reviews.marks(window.identity.name) == []
+
+
+def test_a_hidden_rules_board_offers_no_row_marks_and_they_return_with_the_evidence(
+        qtbot: Any, review_window: MainWindow) -> None:
+    window = review_window
+    _session_id, origins = _session_through_the_window(qtbot, window)
+    window.workspace.rules.select_row(_row_of(window, sorted(origins)[0]))
+    evidence = window.workspace.evidence
+    qtbot.waitUntil(lambda: "Evidence hidden" in evidence.banner.text(), timeout=10_000)
+    assert evidence._row_marks and not any(w.isVisibleTo(window) for w in evidence._row_marks)
+    outside = next(r for r in range(window.workspace.rules.model.rowCount())
+                   if (rule := window.workspace.rules.model.rule(r)) is not None and rule.origin not in origins)
+    window.workspace.rules.select_row(outside)
+    qtbot.waitUntil(lambda: all(w.isVisibleTo(window) for w in evidence._row_marks), timeout=10_000)
