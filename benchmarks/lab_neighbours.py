@@ -42,9 +42,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lab import store_inputs  # noqa: E402
+from lab_competition import fmt, print_gaps, short_name  # noqa: E402
 
 from core.lab.claims import ClaimDecider, Claims  # noqa: E402
-from core.lab.readouts import Reader, ReadOut  # noqa: E402
+from core.lab.readouts import Reader  # noqa: E402
 from core.lab.scores import ScoredPairs  # noqa: E402
 from core.lab.settings import REFERENCE_SEMANTIC, Setting  # noqa: E402
 from core.lab.split import group_split, rule_groups  # noqa: E402
@@ -68,9 +69,7 @@ class Row:
 
     @property
     def label(self) -> str:
-        short = self.setting.name.replace("reference-0.3.1 no-failure-class sem ", "").replace(
-            " m=0.10 failure-gate=domain w=0.20", "").replace(" alias=0.50 prec=same_as_recall", "")
-        return f"{short} source-weight={self.lam}"
+        return f"{short_name(self.setting)} source-weight={self.lam}"
 
 
 def source_cosines(rules: Sequence, trajectories: Sequence, reader: Reader, embed) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -141,12 +140,6 @@ def probe(store: Path) -> None:
               f"median {np.median(neg):.3f}  AUC {auc(np.asarray(pos), np.asarray(neg)):.3f}")
 
 
-def fmt(o: ReadOut) -> str:
-    ci = o.f1.ci or (0.0, 0.0)
-    return (f"P {o.precision.value or 0:.3f} R {o.recall.value or 0:.3f} F1 {o.f1.value or 0:.3f} "
-            f"[{ci[0]:.3f}, {ci[1]:.3f}] false-accept {o.false_accept.value or 0:.3f}")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, required=True)
@@ -180,10 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             gaps[name].append(held - ref_f1)
             print(f"  chosen [{name:17s}] tuning F1 {r['tuning'].f1.value:.3f}  held-back {fmt(r['held_back'])}  "
                   f"{'above' if held > ref_f1 else 'below'} the reference | {row.label}")
-    for name, values in gaps.items():
-        above = sum(1 for g in values if g > 0)
-        print(f"{name:17s}: above the reference's held-back F1 in {above} of {len(values)} splits; "
-              f"mean gap {np.mean(values):+.3f}, median {np.median(values):+.3f}")
+    print_gaps(gaps)
     return 0
 
 

@@ -114,18 +114,19 @@ class EvidenceHeader:
         self.decision_bar.addStretch(1)
 
     def add_verdict_mark_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
-        self._verdict_marks = [plain_label("Verdict — replay is:", self)]
-        self._verdict_marks += [key_button(action, self, label) for action, label in actions]
-        for widget in self._verdict_marks:
-            self.verdict_bar.addWidget(widget)
-        self.verdict_bar.addStretch(1)
+        self._verdict_marks = self._mark_bar(self.verdict_bar, "Verdict — replay is:", actions)
 
     def add_row_actions(self, actions: Sequence[tuple[QAction, str]]) -> None:
-        self._row_marks = [plain_label("Selected row — replay is:", self)]
-        self._row_marks += [key_button(action, self, label) for action, label in actions]
-        for widget in self._row_marks:
-            self.row_bar.addWidget(widget)
-        self.row_bar.addStretch(1)
+        self._row_marks = self._mark_bar(self.row_bar, "Selected row — replay is:", actions)
+
+    def _mark_bar(self, bar: QHBoxLayout, title: str, actions: Sequence[tuple[QAction, str]]) -> list[QWidget]:
+        """A title and one key button per action in ``bar``: the widgets (hidden with the answers)."""
+        widgets: list[QWidget] = [plain_label(title, self)]
+        widgets += [key_button(action, self, label) for action, label in actions]
+        for widget in widgets:
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        return widgets
 
     def set_replaying(self, running: bool) -> None:
         """What the empty board says: the run is on its way, or which key selects a rule."""
