@@ -22,6 +22,11 @@ from core.stats.wilson import Rate
 Rating = Hashable | None
 
 
+def _r4(v: float | None) -> float | None:
+    """A statistic as ``to_dict`` shows it: four decimals, None kept."""
+    return None if v is None else round(v, 4)
+
+
 @dataclass(frozen=True)
 class FleissResult:
     value: float | None
@@ -33,14 +38,11 @@ class FleissResult:
     note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        def r(v: float | None) -> float | None:
-            return None if v is None else round(v, 4)
-
         return {
-            "value": r(self.value), "subjects": self.subjects, "raters": self.raters,
-            "observed": r(self.observed), "expected": r(self.expected),
-            "ci_low": None if self.ci is None else r(self.ci[0]),
-            "ci_high": None if self.ci is None else r(self.ci[1]), "note": self.note,
+            "value": _r4(self.value), "subjects": self.subjects, "raters": self.raters,
+            "observed": _r4(self.observed), "expected": _r4(self.expected),
+            "ci_low": None if self.ci is None else _r4(self.ci[0]),
+            "ci_high": None if self.ci is None else _r4(self.ci[1]), "note": self.note,
         }
 
 
@@ -84,15 +86,12 @@ class AlphaResult:
     note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        def r(v: float | None) -> float | None:
-            return None if v is None else round(v, 4)
-
         return {
-            "value": r(self.value), "units": self.units, "pairable_values": self.pairable_values,
-            "observed_disagreement": r(self.observed_disagreement),
-            "expected_disagreement": r(self.expected_disagreement),
-            "ci_low": None if self.ci is None else r(self.ci[0]),
-            "ci_high": None if self.ci is None else r(self.ci[1]), "note": self.note,
+            "value": _r4(self.value), "units": self.units, "pairable_values": self.pairable_values,
+            "observed_disagreement": _r4(self.observed_disagreement),
+            "expected_disagreement": _r4(self.expected_disagreement),
+            "ci_low": None if self.ci is None else _r4(self.ci[0]),
+            "ci_high": None if self.ci is None else _r4(self.ci[1]), "note": self.note,
         }
 
 
