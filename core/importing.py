@@ -11,8 +11,8 @@ a crash, a bad record in between) would lose those records for good. Trajectory 
 written in batches of many files, each batch one transaction with the files' hashes
 (``core.store.import_batch``); an unchanged file costs no transaction at all. A rule file,
 written by two repositories, carries a ``pending:`` hash that matches no content until its
-rule is stored. Only regular files are read, up to a size limit; links to nowhere, FIFOs
-and devices are reported and skipped.
+rule is stored (the rule-file pass, ``core.import_rules``). Only regular files are read, up
+to a size limit; links to nowhere, FIFOs and devices are reported and skipped.
 """
 
 from __future__ import annotations
@@ -37,39 +37,27 @@ from core.corpus.hostile import (
 )
 from core.corpus.jsonl import TrajectoryRecord, read_trajectory_bytes
 from core.corpus.limits import path_oversize
-from core.corpus.roles import infer_corpus_role, role_for_outcome
-from core.corpus.rules import RuleRecord, read_rule_bytes
+from core.corpus.roles import role_for_outcome
 from core.corpus.strict_json import NUL_REASON, nul_field
 from core.corpus.walk import CorpusFile, walk_import_root
 from core.hashing import canonical_json, hash_json_streamed, sha256_bytes, sha256_text
+from core.import_counts import CorpusCounts, set_role
+from core.import_rules import RuleContext, import_rule_file
 from core.publish.snapshot import record_rule_stores
 from core.store.corpus_repo import CorpusRepository
 from core.store.dto import CorpusImportCounts, ImportIssue, ImportSummary
 from core.store.engine import Store
 from core.store.import_batch import FileChange, batches, stored_file_hashes, write_trajectory_files
 from core.store.import_repo import ImportReportRepository
-from core.store.rule_repo import NewRule, RuleRepository, RuleText
+from core.store.rule_repo import RuleRepository
 
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int, str], None]
-PENDING = "pending:"
 
 
 class ImportCancelled(Exception):
     """Raised between files when the caller asked to stop; files done so far stay imported."""
-
-
-@dataclass
-class _Counts:
-    role: str = "reference"
-    role_source: str = "folder"
-    imported: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    rejected: int = 0
-    removed: int = 0
-    rules_imported: int = 0
 
 
 @dataclass
@@ -117,7 +105,7 @@ def import_paths(
         files.extend(walk_import_root(path, skipped))
         notes.extend(escape_surrogates(note) for note in skipped)
 
-    counts: dict[str, _Counts] = defaultdict(_Counts)
+    counts: dict[str, CorpusCounts] = defaultdict(CorpusCounts)
     all_issues: list[ImportIssue] = []
     # A file or folder name that is not valid UTF-8 arrives as surrogate escapes: it can be
     # neither stored nor shown, so the file is reported (name escaped) and skipped.
@@ -157,7 +145,7 @@ def import_paths(
     for item in read:
         name = item.source.corpus_name
         if name not in corpus_ids:
-            corpus_ids[name] = _set_role(corpora, counts, name, outcomes[name])
+            corpus_ids[name] = set_role(corpora, counts, name, outcomes[name])
     importing = {f.corpus_name for f in files}  # only this import's corpora: others are not read
     hashes = stored_file_hashes(store, [cid for name, cid in corpora.corpus_ids().items() if name in importing])
     done = 0
@@ -190,8 +178,8 @@ def import_paths(
 
     for source in rule_files:
         _check_cancel(cancel)
-        issues, note = _import_rule_file(corpora, rules, counts, source, _RuleContext(corpus_ids, hashes),
-                                         max_file_bytes)
+        issues, note = import_rule_file(corpora, rules, counts, source, RuleContext(corpus_ids, hashes),
+                                        max_file_bytes)
         if issues:
             counts[source.corpus_name].rejected += len(issues)
         all_issues.extend(issues)
@@ -260,17 +248,6 @@ def _keep_trajectory_side(store: Store) -> None:
 def _check_cancel(cancel: Any) -> None:
     if cancel is not None and cancel.is_set():
         raise ImportCancelled("import cancelled; files imported so far are kept")
-
-
-def _set_role(corpora: CorpusRepository, counts: dict[str, _Counts], name: str, outcomes: list[str | None]) -> int:
-    """Create the corpus or update its inferred role; its id."""
-    role, source = infer_corpus_role(name, outcomes)
-    corpus_id = corpora.ensure_corpus(name, role, source)
-    # Report the role the store actually holds (a user's choice wins over inference).
-    stored = corpora.role_of(name)
-    assert stored is not None  # ensure_corpus just made sure it exists
-    counts[name].role, counts[name].role_source = stored
-    return corpus_id
 
 
 def _record_values(corpus_id: int, record: TrajectoryRecord) -> dict[str, Any]:
@@ -347,81 +324,3 @@ def _file_changes(changed: list[_ReadFile], corpus_ids: dict[str, int], issues: 
             records=[_record_values(corpus_id, r) for r in records], corpus=item.source.corpus_name,
         )
         item.records = []  # written with its batch: let the parsed records go
-
-
-@dataclass
-class _RuleContext:
-    """What the rule files share with the trajectory pass: corpus ids and stored file hashes."""
-
-    corpus_ids: dict[str, int]
-    hashes: dict[tuple[int, str], str]
-
-
-def _import_rule_file(
-    corpora: CorpusRepository, rules: RuleRepository, all_counts: dict[str, _Counts], source: CorpusFile,
-    known: _RuleContext, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-) -> tuple[list[ImportIssue], str | None]:
-    loaded = read_regular_file(source.abs_path, max_file_bytes)
-    if loaded.data is None:
-        return [ImportIssue(source.corpus_name, source.rel_path, None, None, str(loaded.problem))], None
-    data = loaded.data
-    result = read_rule_bytes(data, source.rel_path)
-    issues = [ImportIssue(source.corpus_name, i.file, i.line, i.field, i.reason) for i in result.issues]
-    if result.rule is None:
-        note = None if issues else f"{source.rel_path}: {result.kind} file, not a rule (kept out)"
-        return issues, note
-    # A corpus exists only once it holds something: a catalog alone does not make one.
-    if source.corpus_name not in known.corpus_ids:
-        known.corpus_ids[source.corpus_name] = _set_role(corpora, all_counts, source.corpus_name, [])
-    counts = all_counts[source.corpus_name]
-    corpus_id = known.corpus_ids[source.corpus_name]
-    if known.hashes.get((corpus_id, source.rel_path)) == sha256_bytes(data):
-        return issues, None
-    # The rule and the file row are written by two repositories; the pending hash makes a
-    # kill between them cost only a re-read next time, never a skipped rule.
-    file_id = corpora.upsert_file(corpus_id, source.rel_path, "rule_yaml", PENDING + sha256_bytes(data), len(data))
-    rule: RuleRecord = result.rule
-    origin, note = _rule_origin(rules, source, corpus_id)
-    source_pk, domain = (None, None)
-    if rule.source_trajectory:
-        source_pk, domain = rules.resolve_trajectory(rule.source_trajectory, corpus_id)
-    _rule_id, state = rules.upsert(
-        NewRule(
-            origin=origin,
-            kind=rule.kind,
-            text=RuleText(
-                trigger=rule.trigger, directive=rule.directive, context=tuple(rule.context),
-                signature=rule.signature, because=rule.because, confidence=rule.confidence,
-            ),
-            content_hash=sha256_bytes(data),
-            corpus_id=corpus_id,
-            file_id=file_id,
-            rule_ref=rule.rule_id,
-            status=rule.status,
-            source_trajectory=rule.source_trajectory,
-            source_trajectory_pk=source_pk,
-            domain=domain,
-            raw_text=result.raw_text,
-            data_json=json.dumps(rule.data, ensure_ascii=False, default=str),
-        )
-    )
-    corpora.set_file_hash(file_id, sha256_bytes(data))
-    if state == "imported":
-        counts.rules_imported += 1
-    return issues, note
-
-
-def _rule_origin(rules: RuleRepository, source: CorpusFile, corpus_id: int) -> tuple[str, str | None]:
-    """A rule's identity: its path, qualified by its corpus when another corpus already
-    holds a rule at that path (two import roots each with ``R-1.yaml`` are two rules, not
-    two versions of one). Stores made before keep their plain origins; nothing is renamed."""
-    owner = rules.origin_owner(source.rel_path)
-    if owner is None or owner[0] == corpus_id:
-        return source.rel_path, None
-    qualified = f"{source.corpus_name}:{source.rel_path}"
-    if rules.origin_owner(qualified) is not None:
-        return qualified, None  # reported when it was first imported
-    return qualified, (
-        f"{source.corpus_name}/{source.rel_path}: corpus {owner[1] or '?'} already has a rule at "
-        f"{source.rel_path}; kept as a separate rule, {qualified!r}"
-    )

@@ -29,7 +29,8 @@ from typing import Any
 
 from core.domain.agreement import CANT_TELL
 from core.domain.names import checked_name
-from core.metrics.interrater import AlphaResult, KappaResult, grouped_kappa, krippendorff_alpha_nominal
+from core.metrics.interrater import KappaResult, grouped_kappa
+from core.metrics.multirater import AlphaResult, krippendorff_alpha_nominal
 from core.store.agreement_repo import AgreementRepository
 from core.store.assignment_repo import AssignmentRepository
 from core.store.engine import Store

@@ -25,13 +25,12 @@ from core.domain.labels import Adjudication, LabelText, strip_when
 from core.labels.feedback import score_against
 from core.labels.service import adjudicate as adjudicate_label
 from core.metrics.extraction import AGREEMENT_THRESHOLD, EmbedFn
-from core.metrics.interrater import (
+from core.metrics.interrater import KappaResult, grouped_kappa
+from core.metrics.multirater import (
     AlphaResult,
     FleissResult,
-    KappaResult,
     counts_table,
     fleiss_kappa,
-    grouped_kappa,
     krippendorff_alpha_nominal,
     pairwise_percent_agreement,
 )

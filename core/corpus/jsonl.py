@@ -5,6 +5,8 @@ the same records: one JSON object per non-blank line, except that a line which i
 ``{`` (after stripping) opens a pretty-printed record that runs until its braces balance
 (braces inside strings ignored; blank lines inside are skipped). Line breaks are ``\\n``,
 ``\\r\\n`` and a lone ``\\r``, as in Python's universal-newline text mode the loader uses.
+The lines and record boundaries are ``core.corpus.jsonl_lines``'s; this module parses and
+validates each record.
 
 Where the reference is fragile we are deliberately more tolerant, and say so:
 
@@ -23,12 +25,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.corpus.hostile import surrogate_field, surrogate_reason
+from core.corpus.jsonl_lines import Chunk, record_chunks
 from core.corpus.limits import trajectory_oversize
 from core.corpus.strict_json import (
     AS_STRING,
@@ -53,7 +55,6 @@ _BOM = b"\xef\xbb\xbf"
 # its stored JSON and SQLite's copies of the row, about 10 times its size at the peak, so a
 # 256 MB line (the file limit) needed ~5 GB. The real corpora's largest record is 12 KB.
 MAX_RECORD_BYTES = 32 * 1024 * 1024
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -150,20 +151,6 @@ def _optional_text(value: object) -> str | None:
     return value if isinstance(value, str) else text_like_reference(value)
 
 
-@dataclass
-class _Chunk:
-    """The physical lines making up one record, before parsing."""
-
-    first_line: int
-    last_line: int
-    texts: list[str]  # decoded (with replacement chars) line texts, blank ones included
-    parse_lines: list[tuple[int, str, int]]  # (file line, stripped text, columns stripped on the left)
-    bad_utf8: list[tuple[int, str]]  # (file line, decode error message)
-    truncated: bool = False
-    size: int = 0  # bytes of the record's lines, line breaks counted as one byte
-    oversize: int = 0  # the per-record limit it is over (texts dropped, refused by size); 0: within
-
-
 def read_trajectory_file(path: Path, file: str | None = None) -> TrajectoryFileResult:
     """Read a JSONL file; ``file`` is the label used in results (default: the path as given)."""
     label = file if file is not None else Path(path).as_posix()
@@ -189,7 +176,7 @@ def read_trajectory_bytes(data: bytes, file: str, max_record_bytes: int = MAX_RE
         if had_bom:
             raw = raw[len(_BOM) :]
         seen_ids: dict[str, int] = {}
-        for chunk in _chunks(raw, max_record_bytes):
+        for chunk in record_chunks(raw, max_record_bytes):
             try:
                 outcome = _read_chunk(chunk, file)
             except Exception as exc:  # noqa: BLE001 — last line of defence: never raise
@@ -224,111 +211,7 @@ def _note_duplicate_id(record: TrajectoryRecord, seen: dict[str, int]) -> None:
         seen[tid] = record.line
 
 
-def _split_lines(raw: memoryview) -> Iterator[tuple[int, memoryview]]:
-    """Physical lines with 1-based numbers; the empty tail after a final newline is dropped.
-
-    Lines are views into ``raw``, not copies: a 200 MB line costs its text, not its bytes twice."""
-    start = 0
-    number = 0
-    for match in _LINE_BREAK.finditer(raw):
-        number += 1
-        yield number, raw[start : match.start()]
-        start = match.end()
-    if start < len(raw):
-        yield number + 1, raw[start:]
-
-
-def _decode(line: memoryview) -> tuple[str, str | None]:
-    """Decode one line; on invalid UTF-8 return replacement text (for structure) and the error."""
-    try:
-        return str(line, "utf-8"), None
-    except UnicodeDecodeError as exc:
-        error = f"invalid UTF-8 at byte {exc.start + 1} ({bytes(line[exc.start:exc.start + 4])!r}…)"
-        return str(line, "utf-8", "replace"), error
-
-
-def brace_depth(text: str) -> int:
-    """Net ``{`` minus ``}`` outside string literals, the loader's rule for pretty-printed records.
-
-    State resets per line (JSON strings cannot span lines), and a backslash escapes the next
-    character wherever it appears, as in the 0.3.1 loader.
-    """
-    depth = 0
-    in_string = False
-    skip_next = False
-    for ch in text:
-        if skip_next:
-            skip_next = False
-        elif ch == "\\":
-            skip_next = True
-        elif ch == '"':
-            in_string = not in_string
-        elif not in_string:
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-    return depth
-
-
-def _chunks(raw: memoryview, max_record_bytes: int = MAX_RECORD_BYTES) -> Iterator[_Chunk]:
-    """Group physical lines into records following the loader's rules.
-
-    A record over ``max_record_bytes`` keeps only its size and lines (its text is dropped as
-    soon as it is over), so it costs no more memory than the bytes already read."""
-    open_chunk: _Chunk | None = None
-    depth = 0
-    for number, line_bytes in _split_lines(raw):
-        if open_chunk is None and len(line_bytes) > max_record_bytes:
-            # Not even decoded: a one-line record this big is refused by its size.
-            yield _Chunk(first_line=number, last_line=number, texts=[], parse_lines=[], bad_utf8=[],
-                         size=len(line_bytes), oversize=max_record_bytes)
-            continue
-        text, error = _decode(line_bytes)
-        stripped = text.strip()
-        if open_chunk is not None:
-            open_chunk.last_line = number
-            open_chunk.size += len(line_bytes) + 1
-            if not open_chunk.oversize and open_chunk.size > max_record_bytes:
-                open_chunk.oversize = max_record_bytes
-                open_chunk.texts, open_chunk.parse_lines, open_chunk.bad_utf8 = [], [], []
-            if not open_chunk.oversize:
-                open_chunk.texts.append(text)
-                if error:
-                    open_chunk.bad_utf8.append((number, error))
-            if not stripped:
-                continue
-            if not open_chunk.oversize:
-                open_chunk.parse_lines.append((number, stripped, _left_strip_width(text)))
-            depth += brace_depth(stripped)
-            if depth <= 0:
-                yield open_chunk
-                open_chunk = None
-            continue
-        if not stripped:
-            continue
-        chunk = _Chunk(
-            first_line=number,
-            last_line=number,
-            texts=[text],
-            parse_lines=[(number, stripped, _left_strip_width(text))],
-            bad_utf8=[(number, error)] if error else [],
-            size=len(line_bytes),
-        )
-        if stripped == "{":
-            open_chunk, depth = chunk, 1
-        else:
-            yield chunk
-    if open_chunk is not None:
-        open_chunk.truncated = True
-        yield open_chunk
-
-
-def _left_strip_width(text: str) -> int:
-    return len(text) - len(text.lstrip())
-
-
-def _read_chunk(chunk: _Chunk, file: str) -> TrajectoryRecord | RecordIssue:
+def _read_chunk(chunk: Chunk, file: str) -> TrajectoryRecord | RecordIssue:
     """Turn one chunk into a record or the single issue explaining why it is not one."""
     span = _span(chunk)
     if chunk.oversize:
@@ -396,7 +279,7 @@ def _surrogate_in(obj: dict[str, Any], path: str) -> str:
     return surrogate_reason(value if isinstance(value, str) else path)
 
 
-def _span(chunk: _Chunk) -> str:
+def _span(chunk: Chunk) -> str:
     return f" (lines {chunk.first_line}–{chunk.last_line})" if chunk.last_line != chunk.first_line else ""
 
 
@@ -409,7 +292,7 @@ def _summarise(errors: list[FieldProblem]) -> str:
     return f"{head} (also: {rest})"
 
 
-def _file_position(chunk: _Chunk, lineno: int, colno: int) -> tuple[int, int]:
+def _file_position(chunk: Chunk, lineno: int, colno: int) -> tuple[int, int]:
     """Map a position in the joined, stripped parse text back to the file's line and column."""
     index = min(max(lineno, 1), len(chunk.parse_lines)) - 1
     file_line, _, stripped_left = chunk.parse_lines[index]

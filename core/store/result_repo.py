@@ -1,5 +1,5 @@
 """Replay results as the review reads them: the rules table, one result with its evidence,
-and the bucket moves between two results. Writes of results are ``replay_repo``'s; decisions,
+and the bucket moves between two results. Writes of results are ``result_writes``'s; decisions,
 marks, views and waivers are ``review_repo``'s; rules and versions ``rule_repo``'s.
 
 The rules table shows one row per rule: either every result of one chosen run, or (the

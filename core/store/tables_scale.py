@@ -3,7 +3,7 @@
 
 Each result's stored outcomes are one columnar block (``outcome_blocks``) and its recall
 pool one ``replay_pool`` row, from which ``outcome_reads`` derives the score-0 ``missed``
-rows. Writes use plain ``executemany`` (``replay_repo``); these classes document the columns.
+rows. Writes use plain ``executemany`` (``result_writes``); these classes document the columns.
 """
 
 from __future__ import annotations

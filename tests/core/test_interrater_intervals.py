@@ -19,15 +19,12 @@ from core.metrics.interrater import (
     ConfusionMatrix,
     bootstrap_ci,
     confusion_matrix,
-    counts_table,
-    fleiss_kappa,
     grouped_kappa,
     kappa_bootstrap_ci,
     kappa_from_matrix,
-    krippendorff_alpha_nominal,
-    pairwise_percent_agreement,
     percent_agreement,
 )
+from core.metrics.multirater import counts_table, fleiss_kappa, krippendorff_alpha_nominal, pairwise_percent_agreement
 from core.stats.wilson import Z_95
 
 SEED = 20260913

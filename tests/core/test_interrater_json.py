@@ -16,13 +16,8 @@ from typing import Any
 
 import pytest
 
-from core.metrics.interrater import (
-    confusion_matrix,
-    fleiss_kappa,
-    grouped_kappa,
-    krippendorff_alpha_nominal,
-    percent_agreement,
-)
+from core.metrics.interrater import confusion_matrix, grouped_kappa, percent_agreement
+from core.metrics.multirater import fleiss_kappa, krippendorff_alpha_nominal
 from core.stats.wilson import Rate
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden" / "interrater.json"
