@@ -107,10 +107,12 @@ class KappaResult:
 
 
 def kappa_interval(
-    n: int, observed: float, expected: float, ci: tuple[float, float] | None, z: float = Z_95,
+    n: int, observed: float, expected: float, ci: tuple[float, float] | str, z: float = Z_95,
+    kind: str = "large-sample",
 ) -> tuple[tuple[float, float] | None, str | None]:
     """The interval kappa is shown with, and why it is absent or one-sided (the rule in the
-    module docstring; docs/agreement.md)."""
+    module docstring; docs/agreement.md). ``ci`` is the computed interval, or why there is
+    none; ``kind`` names it in the zero-width note."""
     if n < MIN_ITEMS_FOR_KAPPA_INTERVAL:
         return None, f"{TOO_FEW_FOR_INTERVAL} (n = {n}, fewer than {MIN_ITEMS_FOR_KAPPA_INTERVAL})"
     if math.isclose(observed, 1.0):
@@ -119,8 +121,10 @@ def kappa_interval(
         low = max(-1.0, (low_observed[0] - expected) / (1.0 - expected))
         return (low, 1.0), ("perfect agreement: one-sided, the lower bound is kappa at the Wilson lower bound "
                             "of the observed agreement")
-    if ci is None or math.isclose(ci[0], ci[1]):
-        return None, "no interval: the large-sample interval has zero width on this table"
+    if isinstance(ci, str):
+        return None, f"no interval: {ci}"
+    if math.isclose(ci[0], ci[1], abs_tol=1e-9):  # absolute too: kappas of 0 are float noise around it
+        return None, f"no interval: the {kind} interval has zero width on this table"
     return ci, None
 
 
@@ -258,7 +262,9 @@ def grouped_kappa(
         if v is not None:
             values.append(v)
     values.sort()
-    ci = (_percentile(values, 0.025), _percentile(values, 0.975)) if len(values) >= reps // 2 else None
-    shown, interval_note = kappa_interval(total, po, pe, ci)
+    # Fewer than half the resamples defined (the rest had chance agreement 1): no interval.
+    ci = ((_percentile(values, 0.025), _percentile(values, 0.975)) if len(values) >= reps // 2
+          else f"only {len(values)} of {reps} bootstrap resamples had a defined kappa (fewer than half)")
+    shown, interval_note = kappa_interval(total, po, pe, ci, kind="bootstrap")
     return KappaResult(value, total, po, pe, None, shown, method, "chance agreement computed within each item kind",
                        interval_note)

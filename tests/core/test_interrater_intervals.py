@@ -18,10 +18,12 @@ import pytest
 from core.metrics.interrater import (
     ConfusionMatrix,
     bootstrap_ci,
+    cohens_kappa,
     confusion_matrix,
     grouped_kappa,
     kappa_bootstrap_ci,
     kappa_from_matrix,
+    kappa_interval,
     percent_agreement,
 )
 from core.metrics.multirater import counts_table, fleiss_kappa, krippendorff_alpha_nominal, pairwise_percent_agreement
@@ -320,3 +322,60 @@ def test_alpha_of_one_unit_with_two_different_values_is_zero() -> None:
 def test_percent_agreement_refuses_unequal_lengths() -> None:
     with pytest.raises(ValueError, match="differ in length"):
         percent_agreement(["a"], ["a", "b"])
+
+
+# -- the edges of the rule (mutation survivors of kappa_interval and grouped_kappa) ----------
+def test_a_one_sided_interval_at_perfect_agreement_can_reach_below_zero() -> None:
+    """10/10 agreed with chance agreement 0.8: the Wilson lower bound of 10/10 (0.72) is below
+    chance, so the one-sided bound is negative (perfect agreement on a skewed table is weak)."""
+    shown, note = kappa_interval(10, 1.0, 0.8, (0.5, 1.0))
+    assert shown is not None and shown[0] < 0 and shown[1] == 1.0
+    assert note is not None and note.startswith("perfect agreement")
+
+
+def test_the_one_sided_bound_never_goes_below_minus_one() -> None:
+    shown, _note = kappa_interval(10, 1.0, 0.95, (0.5, 1.0))
+    assert shown == (-1.0, 1.0)
+
+
+def test_a_missing_interval_says_why() -> None:
+    assert kappa_interval(20, 0.8, 0.5, "the bootstrap had nothing") == (None, "no interval: the bootstrap had nothing")
+
+
+def test_a_zero_width_interval_is_not_shown_and_names_its_kind() -> None:
+    assert kappa_interval(20, 0.8, 0.5, (0.6, 0.6), kind="bootstrap") == (
+        None, "no interval: the bootstrap interval has zero width on this table")
+
+
+def _skewed_groups() -> dict[str, tuple[list[str], list[str]]]:
+    """Most resamples of the firing kind hold only ("x", "x"): with the scope kind always
+    ("x", "x") chance agreement is then 1 and that resample's kappa is undefined."""
+    return {"firing": (["x"] * 6 + ["y", "x"], ["x"] * 6 + ["y", "y"]), "scope": (["x"] * 4, ["x"] * 4)}
+
+
+def test_grouped_kappa_keeps_its_interval_when_exactly_half_the_resamples_are_defined() -> None:
+    # seed 440: 2 of 5 resamples defined, and 5 // 2 = 2 is enough
+    result = grouped_kappa(_skewed_groups(), reps=5, seed=440)
+    assert result.ci is not None and result.ci[0] < result.ci[1]
+
+
+def test_grouped_kappa_has_no_interval_when_fewer_than_half_are_defined_and_says_so() -> None:
+    # seed 2488: 2 of 6 resamples defined (two different kappas), fewer than 6 // 2 = 3
+    result = grouped_kappa(_skewed_groups(), reps=6, seed=2488)
+    assert result.ci is None
+    assert result.interval_note == ("no interval: only 2 of 6 bootstrap resamples had a defined kappa "
+                                    "(fewer than half)")
+
+
+def test_a_rater_who_always_says_the_same_gives_kappa_zero_without_an_interval() -> None:
+    result = cohens_kappa(["x"] * 20, ["x"] * 15 + ["y"] * 5)
+    assert result.value == 0.0 and result.ci is None
+    assert result.interval_note == "no interval: the large-sample interval has zero width on this table"
+
+
+def test_a_bootstrap_interval_of_float_noise_around_zero_is_zero_width() -> None:
+    """Every defined resample's kappa is 0 up to rounding (1e-16): no [0.00, 0.00] is shown."""
+    groups = {"firing": (["x"] * 5, ["x"] * 4 + ["y"]), "scope": (["x"] * 6, ["x"] * 6)}
+    result = grouped_kappa(groups, reps=5, seed=5)
+    assert result.ci is None
+    assert result.interval_note == "no interval: the bootstrap interval has zero width on this table"
