@@ -206,3 +206,23 @@ def test_each_reviewers_comparison_is_made_of_that_reviewers_judgements(labels_s
     ana, bo = per_reviewer["ana"], per_reviewer["bo"]
     assert (ana.judgements, ana.agreement.k, ana.agreement.n) == (11, 8, 10)
     assert (bo.judgements, bo.agreement.k, bo.agreement.n) == (4, 4, 4)
+
+
+def test_judgements_made_after_showing_a_rules_evidence_are_reported_apart(labels_store: Store) -> None:
+    # ana judges the 7 items of R2 and R3 blind, then chooses "Show evidence anyway" for R1 and
+    # judges its 4 items with replay's answers seen.
+    from core.agreement.early_reveal import record_early_reveal
+
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    items = AgreementRepository(labels_store).items_with_answers(session.id)
+    for item in [i for i in items if i.rule_origin != "R1"]:
+        commit_judgement(labels_store, item.id, "ana", item.replay_answer)
+    assert record_early_reveal(labels_store, "ana", "R1") == 1
+    for item in [i for i in items if i.rule_origin == "R1"]:
+        commit_judgement(labels_store, item.id, "ana", item.replay_answer)
+    result = session_result(labels_store, session.id)
+    assert (result.comparison.judgements, result.seen_first) == (11, 4)
+    body = result.to_dict()["seen_evidence_first"]
+    assert body["judgements"] == 4 and body["without_them"]["judgements"] == 7
+    assert body["note"].startswith('judgements committed after the reviewer chose "Show evidence anyway" for that rule')
