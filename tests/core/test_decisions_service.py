@@ -527,3 +527,10 @@ def test_two_acknowledgements_are_recorded_one_after_the_other(promotion_store: 
     assert after["acknowledgement"] == (
         f"ana acknowledged: {after['gates']['agreement']['wording']}; "
         f"ana acknowledged: {after['gates']['injection']['wording']}")
+
+
+def test_an_override_on_a_passing_rule_needs_no_reason_there_is_nothing_to_override(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, override_verdict=True,
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None and outcome.promotion.status == "active"
