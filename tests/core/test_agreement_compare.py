@@ -219,3 +219,18 @@ def test_an_unblinded_sessions_json_says_so() -> None:
 def test_an_old_question_sessions_json_carries_the_note() -> None:
     out = _result(_session({}, question="single")).to_dict()
     assert (out["old_question"], out["question_note"]) == (True, OLD_QUESTION_NOTE)
+
+
+def test_an_old_evidence_kinds_confusion_lists_all_five_answers_in_the_protocols_order() -> None:
+    # An old single-question session's evidence items: the table keeps every answer of the
+    # question, in its order, even those nobody gave (missed, no_effect), not just the ones seen.
+    evidence = [_j("evidence", "e", "prevented", "prevented", 1), _j("evidence", "e", "broken", "near_miss", 2)]
+    (kind,) = compare(evidence).per_kind
+    assert kind.confusion.labels == ("prevented", "broken", "near_miss", "missed", "no_effect")
+    assert kind.confusion.counts[1] == (0, 0, 1, 0, 0)  # replay said broken, the human near_miss
+
+
+def test_population_weighted_agreement_is_given_to_four_places_in_json() -> None:
+    # Only v has a population: its rate, 2/3, is the estimate.
+    out = _result(_session({"v": {"population": 60}})).to_dict()
+    assert out["population_weighted_agreement"] == 0.6667

@@ -169,3 +169,60 @@ def test_a_session_without_a_run_has_no_unblinded_marks(labels_store: Store) -> 
     assert session_result(labels_store, info).unblinded.to_dict() == {
         "marks": 0, "right": 0, "wrong": 0, "cant_tell": 0, "agreement": Rate.of(0, 0).to_dict(),
         "note": "unblinded: the reviewer saw replay's answer before marking (anchoring inflates agreement)"}
+
+
+def test_the_gate_for_a_run_counts_an_old_sessions_evidence_judgements_as_not_used(labels_store: Store) -> None:
+    # A blind session made before the two questions, on this run: its two evidence items asked a
+    # question replay does not answer, so the gate leaves them out and says how many it left out.
+    from core.domain.agreement import QUESTION_SINGLE, PopulationItem
+    from core.store.agreement_judging import insert_session_in
+
+    run_id = small_run(labels_store)
+    items = [PopulationItem(kind=kind, result_id=None, rule_origin="R1", rule_version=None, trigger="when a",
+                            directive="do it", trajectory_pk=None, trajectory_key=None, corpus=None,
+                            replay_answer=replay, stratum=f"{kind}:{replay}")
+             for kind, replay in (("evidence", "missed"), ("evidence", "prevented"), ("verdict", "pass"))]
+    with labels_store.session() as session:
+        info = insert_session_in(
+            session, items=items, created_by="lead", seed=1, assumed_p=0.85, target_half_width=None, blind=True,
+            allocation="proportional", min_per_stratum=2, gate=0.8, strata={}, run_id=run_id,
+            run_identity=AgreementRepository(labels_store).run_identity(run_id),
+            created_at="2026-01-01T00:00:00Z", question=QUESTION_SINGLE)
+    for item, answer in zip(AgreementRepository(labels_store).items_with_answers(info.id),
+                            ("no_effect", "prevented", "pass")):
+        commit_judgement(labels_store, item.id, "ana", answer)
+    state, details = agreement_gate_for_run(labels_store, run_id)
+    assert details["old_question_judgements_not_used"] == 2
+    assert (details["judgements"], details["agreement"]["k"], details["agreement"]["n"]) == (1, 1, 1)
+
+
+def test_each_reviewers_comparison_is_made_of_that_reviewers_judgements(labels_store: Store) -> None:
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    judge_everything(labels_store, session.id)  # ana: 8 of 10 decisive agree, one can't tell
+    for item in AgreementRepository(labels_store).items_with_answers(session.id)[:4]:
+        commit_judgement(labels_store, item.id, "bo", item.replay_answer)
+    per_reviewer = session_result(labels_store, session.id).per_reviewer
+    ana, bo = per_reviewer["ana"], per_reviewer["bo"]
+    assert (ana.judgements, ana.agreement.k, ana.agreement.n) == (11, 8, 10)
+    assert (bo.judgements, bo.agreement.k, bo.agreement.n) == (4, 4, 4)
+
+
+def test_judgements_made_after_showing_a_rules_evidence_are_reported_apart(labels_store: Store) -> None:
+    # ana judges the 7 items of R2 and R3 blind, then chooses "Show evidence anyway" for R1 and
+    # judges its 4 items with replay's answers seen.
+    from core.agreement.early_reveal import record_early_reveal
+
+    run_id = small_run(labels_store)
+    session = create_session(labels_store, run_id, "lead", size=11, seed=3)
+    items = AgreementRepository(labels_store).items_with_answers(session.id)
+    for item in [i for i in items if i.rule_origin != "R1"]:
+        commit_judgement(labels_store, item.id, "ana", item.replay_answer)
+    assert record_early_reveal(labels_store, "ana", "R1") == 1
+    for item in [i for i in items if i.rule_origin == "R1"]:
+        commit_judgement(labels_store, item.id, "ana", item.replay_answer)
+    result = session_result(labels_store, session.id)
+    assert (result.comparison.judgements, result.seen_first) == (11, 4)
+    body = result.to_dict()["seen_evidence_first"]
+    assert body["judgements"] == 4 and body["without_them"]["judgements"] == 7
+    assert body["note"].startswith('judgements committed after the reviewer chose "Show evidence anyway" for that rule')

@@ -391,3 +391,146 @@ def test_a_split_offer_says_its_message_and_keeps_the_proposal() -> None:
 
     error = SplitOffered("approval refused: one sentence", "when X / do Y", 0)  # as decide() raises it
     assert (str(error), error.proposal, error.fired) == ("approval refused: one sentence", "when X / do Y", 0)
+
+
+def test_an_acknowledgement_refusal_says_its_message_and_keeps_the_wording(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    _judge(b.store, run, 3, 21)
+    with pytest.raises(AcknowledgementRequired) as refused:
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                        waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert str(refused.value) == (f"approval refused: {refused.value.wording}; approving needs your acknowledgement "
+                                  "that replay alone is not trusted here")
+
+
+# --- what an approval stores and hands back ------------------------------------------------------------
+
+def test_an_approvals_evidence_snapshot_names_the_reviewer_and_the_reason(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None
+    evidence = outcome.promotion.evidence
+    assert (evidence["reviewer"], evidence["approval_reason"]) == ("ana", "ok")
+
+
+def test_an_approval_outcome_names_the_action_and_the_rule(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert (outcome.action, outcome.rule_id) == ("approve", rule)
+
+
+def test_a_waiver_with_an_empty_reason_is_refused_and_writes_nothing(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    with pytest.raises(ReasonRequired, match=r"a waiver needs a reason \(S-1\)"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                        waivers={"S-1": "", "S-2": "log echo"}))
+    assert PromotionRepository(b.store).active_for_rule(rule) is None
+    assert ReviewRepository(b.store).current(rule) is None
+
+
+def test_a_waiver_reason_with_a_control_character_is_refused_by_its_name(promotion_store: Store) -> None:
+    # A pasted escape sequence would reach the audit log and every team file: refused, naming the waiver.
+    from core.domain.names import BadText
+
+    b, rule, run = _built(promotion_store)
+    with pytest.raises(BadText, match="waiver reason for 'S-1'"):
+        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
+                                        waivers={"S-1": "log \x1b[31mecho", "S-2": "log echo"}))
+    assert PromotionRepository(b.store).active_for_rule(rule) is None
+
+
+def test_a_reject_citing_an_older_run_records_the_rule_version_that_run_replayed(promotion_store: Store) -> None:
+    from core.store.rule_repo import RuleText
+
+    b, rule, run = _built(promotion_store)
+    replayed = RuleRepository(b.store).get(rule).latest.id  # type: ignore[union-attr]
+    RuleRepository(b.store).add_version(rule, RuleText("when the push is rejected twice", "pull first"), "bo")
+    decide(b.store, DecisionRequest("reject", "ana", rule_id=rule, run_id=run, reason="breaks S-1"))
+    decision = ReviewRepository(b.store).current(rule)
+    assert decision is not None and decision.rule_version_id == replayed
+
+
+def test_an_imported_rule_its_rule_store_lists_as_retired_may_be_rejected(promotion_store: Store) -> None:
+    # Retired before it was imported: history, not a standing rule, so nothing stands in the way.
+    b = Builder(promotion_store)
+    imported = b.rule("rules/R-008.yaml", "when tests flake", "rerun once", kind="standing", rule_ref="R-008",
+                      status="retired")
+    outcome = decide(b.store, DecisionRequest("reject", "ana", rule_id=imported, reason="not useful"))
+    assert outcome.decision is not None and outcome.decision.action == "reject"
+
+
+def test_a_retire_outcome_creates_no_standing_rule(promotion_store: Store) -> None:
+    b, rule, _standing = _approved(promotion_store)
+    outcome = decide(b.store, DecisionRequest("retire", "ana", rule_id=rule, reason="obsolete"))
+    assert outcome.created is False
+
+
+def test_a_supersede_by_a_rule_standing_here_adopts_no_import_that_shares_its_id(promotion_store: Store) -> None:
+    # As for a retire: the successor already stands here, so an imported rule whose reference
+    # collides with its id must not be adopted (under a fresh id) on the way.
+    b, _rule, standing = _approved(promotion_store)
+    other = b.rule("c/better.yaml", "when the push is rejected twice", "pull and rebase")
+    run = b.run([(other, "pass", {"prevented": ["F-1"]})])
+    successor = decide(b.store, DecisionRequest("approve", "ana", rule_id=other, run_id=run, reason="better"))
+    assert successor.promotion is not None
+    clash = b.rule("rules/clash.yaml", "when tests flake", "rerun once", kind="standing",
+                   rule_ref=successor.promotion.standing_id)
+    decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing,
+                                    successor=successor.promotion.standing_id, reason="replaced"))
+    assert PromotionRepository(b.store).active_for_rule(clash) is None  # not adopted
+
+
+def test_a_supersede_by_an_imported_standing_rule_adopts_it_first(promotion_store: Store) -> None:
+    b, _rule, standing = _approved(promotion_store)
+    imported = b.rule("rules/R-007.yaml", "when tests flake", "rerun once", kind="standing", rule_ref="R-007")
+    outcome = decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing, successor="R-007",
+                                              reason="the imported rule covers it"))
+    assert outcome.message == f"{standing} superseded by R-007."
+    adopted = PromotionRepository(b.store).active_for_rule(imported)
+    assert adopted is not None and adopted.standing_id == "R-007"
+
+
+# --- one-sentence rules: the injection gate ------------------------------------------------------------
+
+def _one_sentence_rule(store: Store, tasks: tuple[str, ...] = ()) -> tuple[Builder, int, int]:
+    """A one-sentence rule (an ``expected_rule`` copy) passing on a complete run; ``tasks``: more
+    trajectories with these task texts, which injection may fire the rule on."""
+    b = Builder(store)
+    b.trajectories(*FAILS)
+    rows = [dict(corpus_id=b.corpus_id, line=100 + n, end_line=100 + n, trajectory_id=f"T-{n}", success=False,
+                 task=task, raw_text="{}", record_json="{}", content_hash=f"T-{n}") for n, task in enumerate(tasks)]
+    if rows:
+        b.corpora.apply_file_changes(b.file_id, rows, [], [])
+        b.pks.update({t.trajectory_id: t.id for t in b.corpora.list_trajectories(limit=10_000)})
+    rule = b.rule("expected_rule:F-1", SENTENCE, SENTENCE, kind="expected_rule")
+    return b, rule, b.run([(rule, "pass", {"prevented": list(FAILS)})])
+
+
+def test_a_one_sentence_rule_that_fires_on_a_task_is_a_warning_not_a_failure(promotion_store: Store) -> None:
+    b, rule, run = _one_sentence_rule(promotion_store, tasks=(f"Task: {SENTENCE}.",))
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="reviewed",
+                                    acknowledge_no_task=True))
+    injection = _last_event(b.store, rule, "approve").after["gates"]["injection"]
+    assert (injection["state"], injection["fired"]) == ("warn", 1)
+    assert injection["wording"] == "trigger and directive are one sentence; it fires at injection on 1 task(s)"
+
+
+def test_two_acknowledgements_are_recorded_one_after_the_other(promotion_store: Store) -> None:
+    b, rule, run = _one_sentence_rule(promotion_store)
+    _judge(b.store, run, 1, 21)  # the blind agreement gate fails
+    decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="checked by hand",
+                                    acknowledge_gate=True, acknowledge_no_task=True))
+    after = _last_event(b.store, rule, "approve").after
+    assert after["gates"]["agreement"]["state"] == "fail"
+    assert after["acknowledgement"] == (
+        f"ana acknowledged: {after['gates']['agreement']['wording']}; "
+        f"ana acknowledged: {after['gates']['injection']['wording']}")
+
+
+def test_an_override_on_a_passing_rule_needs_no_reason_there_is_nothing_to_override(promotion_store: Store) -> None:
+    b, rule, run = _built(promotion_store)
+    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, override_verdict=True,
+                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
+    assert outcome.promotion is not None and outcome.promotion.status == "active"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.replay.pools import PoolIndex, exclude_first_pool, rule_pools, runner_pool, spec_mask
+from core.replay.pools import PoolIndex, ensure_scope_columns, exclude_first_pool, rule_pools, runner_pool, spec_mask
 from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
 from core.replay.types import PoolSpec, ReplayRule, ReplayTrajectory
 
@@ -66,6 +66,24 @@ def test_indexes_of_the_same_trajectory_are_equal_whatever_was_looked_up() -> No
     # One trajectory: numpy arrays of one element compare to a single truth value.
     first, second = _index(_traj(1, "T", "git")), _index(_traj(1, "T", "git"))
     first.domain_mask("git")
+    assert first == second
+
+
+def test_the_scope_columns_and_group_masks_stay_out_of_the_repr() -> None:
+    # Both are filled lazily, one entry per trajectory or per group: like the lookup caches above.
+    trajs = [_traj(1, "T", "git"), _traj(2, "U", "git")]
+    index = _index(*trajs)
+    ensure_scope_columns(index, trajs)
+    index.group_mask("corpus", "c")
+    text = repr(index)
+    assert "columns" not in text and "_group_masks" not in text
+
+
+def test_indexes_of_the_same_trajectory_are_equal_whatever_scope_columns_or_groups_were_read() -> None:
+    trajs = [_traj(1, "T", "git")]
+    first, second = _index(*trajs), _index(*trajs)
+    ensure_scope_columns(first, trajs)
+    first.group_mask("corpus", "c")
     assert first == second
 
 

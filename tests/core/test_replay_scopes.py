@@ -155,3 +155,39 @@ def test_a_group_s_size_is_known_before_its_mask_was_asked_for() -> None:
 def test_a_group_mask_is_shared_read_only_so_no_rule_can_change_another_s_pool() -> None:
     mask = _index(TRAJS).group_mask("corpus", "public/nearmiss")
     assert mask.tolist() == [False] * 4 + [True] * 4 and not mask.flags.writeable
+
+
+# Two trajectories share the id "T1" (one per corpus) with different failure classes; each class
+# has three more members, so either class is a pool of its own.
+TWINS = [_traj(1, "T1", "git", False, "public/golden", "git/push"),
+         *[_traj(k, f"G{k}", "git", False, "public/golden", "git/push") for k in (2, 3, 4)],
+         _traj(9, "T1", "docker", False, "public/nearmiss", "docker/build"),
+         *[_traj(k, f"D{k}", "docker", False, "public/nearmiss", "docker/build") for k in (10, 11, 12)]]
+
+
+def test_a_failure_class_pool_follows_the_source_s_store_key_when_its_id_is_shared() -> None:
+    rule = ReplayRule("r", "docker build", source_trajectory_id="T1", source_key=9, domain="docker")
+    pools = rule_pools(rule, _index(TWINS), WORKBENCH.with_(recall_scope="failure_class"), trigger_gated=True)
+    assert [TWINS[p].key for p in np.flatnonzero(pools.recall)] == [10, 11, 12]
+    assert pools.recall_info.kind == "failure_class" and pools.recall_info.scoped
+
+
+def test_a_failure_class_pool_finds_the_source_by_id_when_it_has_no_store_key() -> None:
+    rule = ReplayRule("r", "git push", source_trajectory_id="G2", source_key=None, domain="git")
+    pools = rule_pools(rule, _index(TWINS), WORKBENCH.with_(recall_scope="failure_class"), trigger_gated=True)
+    assert [TWINS[p].key for p in np.flatnonzero(pools.recall)] == [1, 3, 4]
+
+
+def test_recall_scope_none_is_the_whole_set_whatever_the_pool_for_rules_without_a_value() -> None:
+    # unscoped_pool is for a rule whose source has no value for the scope; "none" is no scope at all.
+    rule = ReplayRule("r", "git push", source_trajectory_id="T1", source_key=1, domain="git", corpus="public/golden")
+    for unscoped in ("corpus", "none"):
+        profile = WORKBENCH.with_(recall_scope="none", unscoped_pool=unscoped)
+        pools = rule_pools(rule, _index(TRAJS), profile, trigger_gated=True)
+        assert pools.recall_info.kind == "all" and pools.recall_info.size == 7, unscoped
+
+
+def test_the_default_precision_pool_is_every_trajectory_even_for_a_rule_with_a_corpus() -> None:
+    rule = ReplayRule("r", "git push", source_trajectory_id="T1", source_key=1, domain="git", corpus="public/golden")
+    pools = rule_pools(rule, _index(TRAJS), WORKBENCH, trigger_gated=False)
+    assert pools.precision_info.kind == "all" and np.flatnonzero(pools.precision).tolist() == [0, 2, 3, 4, 5, 6, 7]
