@@ -112,3 +112,14 @@ def test_without_a_choice_the_menu_shows_the_environments_embedder(
     window = _window(qtbot, populated, runner)
     assert window.embedder_actions["onnx"].isChecked()
     assert window.replay.process.embedder is None  # the children inherit the environment's
+
+
+def test_a_damaged_saved_choice_is_ignored_not_handed_to_the_children(
+    qtbot: Any, populated: StoreServices, runner: JobRunner
+) -> None:
+    settings = make_settings()
+    settings.setValue(KEY_EMBEDDER, "onnx; rm -rf ~\x1b[31m")
+    settings.sync()
+    window = _window(qtbot, populated, runner)
+    assert window.embedder_actions["torch"].isChecked()
+    assert window.replay.process.embedder is None
