@@ -227,13 +227,19 @@ def test_a_passing_approval_records_the_verdict_and_agreement_gates(promotion_st
     assert "injection" not in gates  # a rule with two halves
 
 
-def test_a_failed_agreement_gate_needs_an_acknowledgement_with_its_wording(promotion_store: Store) -> None:
+def _refused_for_agreement(promotion_store: Store) -> tuple[Any, int, AcknowledgementRequired]:
+    """An approval of a rule whose agreement gate failed (3 of 21 judged), without acknowledgement."""
     b, rule, run = _built(promotion_store)
     _judge(b.store, run, 3, 21)
     with pytest.raises(AcknowledgementRequired) as refused:
         decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
                                         waivers={"S-1": "log echo", "S-2": "log echo"}))
-    assert refused.value.wording and refused.value.wording in str(refused.value)
+    return b, rule, refused.value
+
+
+def test_a_failed_agreement_gate_needs_an_acknowledgement_with_its_wording(promotion_store: Store) -> None:
+    b, rule, refused = _refused_for_agreement(promotion_store)
+    assert refused.wording and refused.wording in str(refused)
     assert PromotionRepository(b.store).active_for_rule(rule) is None
 
 
@@ -249,11 +255,17 @@ def test_an_acknowledged_gate_is_in_the_audit_event_with_the_reviewer(promotion_
 
 # --- retire and supersede ------------------------------------------------------------------------------
 
-def _approved(store: Store) -> tuple[Builder, int, str]:
+def _approval(store: Store) -> tuple[Builder, int, int, Any]:
+    """The built rule approved by ana ("ok", both broken successes waived): its outcome."""
     b, rule, run = _built(store)
     outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
                                               waivers={"S-1": "log echo", "S-2": "log echo"}))
     assert outcome.promotion is not None
+    return b, rule, run, outcome
+
+
+def _approved(store: Store) -> tuple[Builder, int, str]:
+    b, rule, _run, outcome = _approval(store)
     return b, rule, outcome.promotion.standing_id
 
 
@@ -281,12 +293,18 @@ def test_a_supersede_needs_the_successor(promotion_store: Store) -> None:
         decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing, reason="replaced"))
 
 
-def test_a_supersede_says_by_what(promotion_store: Store) -> None:
-    b, rule, standing = _approved(promotion_store)
+def _approved_successor(b: Any) -> Any:
+    """A second rule, replayed and approved: what a supersede names as the successor."""
     other = b.rule("c/better.yaml", "when the push is rejected twice", "pull and rebase")
     run = b.run([(other, "pass", {"prevented": ["F-1"]})])
     successor = decide(b.store, DecisionRequest("approve", "ana", rule_id=other, run_id=run, reason="better"))
     assert successor.promotion is not None
+    return successor
+
+
+def test_a_supersede_says_by_what(promotion_store: Store) -> None:
+    b, rule, standing = _approved(promotion_store)
+    successor = _approved_successor(b)
     outcome = decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing,
                                               successor=successor.promotion.standing_id, reason="replaced"))
     assert outcome.message == f"{standing} superseded by {successor.promotion.standing_id}."
@@ -328,10 +346,7 @@ def test_an_imported_standing_rule_is_retired_by_its_standing_id(promotion_store
 
 
 def test_an_approvals_provenance_names_the_rule_run_and_reviewer(promotion_store: Store) -> None:
-    b, rule, run = _built(promotion_store)
-    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
-                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
-    assert outcome.promotion is not None
+    b, rule, run, outcome = _approval(promotion_store)
     prov = outcome.promotion.provenance
     assert set(prov) == {
         "source_trajectory", "rule_origin", "rule_kind", "rule_version", "extract_timestamp", "replay_run_id",
@@ -394,22 +409,15 @@ def test_a_split_offer_says_its_message_and_keeps_the_proposal() -> None:
 
 
 def test_an_acknowledgement_refusal_says_its_message_and_keeps_the_wording(promotion_store: Store) -> None:
-    b, rule, run = _built(promotion_store)
-    _judge(b.store, run, 3, 21)
-    with pytest.raises(AcknowledgementRequired) as refused:
-        decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
-                                        waivers={"S-1": "log echo", "S-2": "log echo"}))
-    assert str(refused.value) == (f"approval refused: {refused.value.wording}; approving needs your acknowledgement "
-                                  "that replay alone is not trusted here")
+    _b, _rule, refused = _refused_for_agreement(promotion_store)
+    assert str(refused) == (f"approval refused: {refused.wording}; approving needs your acknowledgement "
+                            "that replay alone is not trusted here")
 
 
 # --- what an approval stores and hands back ------------------------------------------------------------
 
 def test_an_approvals_evidence_snapshot_names_the_reviewer_and_the_reason(promotion_store: Store) -> None:
-    b, rule, run = _built(promotion_store)
-    outcome = decide(b.store, DecisionRequest("approve", "ana", rule_id=rule, run_id=run, reason="ok",
-                                              waivers={"S-1": "log echo", "S-2": "log echo"}))
-    assert outcome.promotion is not None
+    _b, _rule, _run, outcome = _approval(promotion_store)
     evidence = outcome.promotion.evidence
     assert (evidence["reviewer"], evidence["approval_reason"]) == ("ana", "ok")
 
@@ -471,10 +479,7 @@ def test_a_supersede_by_a_rule_standing_here_adopts_no_import_that_shares_its_id
     # As for a retire: the successor already stands here, so an imported rule whose reference
     # collides with its id must not be adopted (under a fresh id) on the way.
     b, _rule, standing = _approved(promotion_store)
-    other = b.rule("c/better.yaml", "when the push is rejected twice", "pull and rebase")
-    run = b.run([(other, "pass", {"prevented": ["F-1"]})])
-    successor = decide(b.store, DecisionRequest("approve", "ana", rule_id=other, run_id=run, reason="better"))
-    assert successor.promotion is not None
+    successor = _approved_successor(b)
     clash = b.rule("rules/clash.yaml", "when tests flake", "rerun once", kind="standing",
                    rule_ref=successor.promotion.standing_id)
     decide(b.store, DecisionRequest("supersede", "ana", standing_id=standing,
