@@ -9,13 +9,8 @@ from typing import Any
 from core.promotion import QueueItem
 
 from cauterule_gui.models.formatting import BUCKET_WORDS, number
-from cauterule_gui.models.promotion_queue_model import (
-    DECISION_TEXT,
-    GATE_SYMBOL,
-    QueueSnapshot,
-    rule_label,
-    verdict_text,
-)
+from cauterule_gui.models.promotion_cells import DECISION_TEXT, GATE_SYMBOL, rule_label, verdict_text
+from cauterule_gui.models.promotion_queue_model import QueueSnapshot
 
 Section = tuple[str, list[str]]
 
