@@ -122,7 +122,8 @@ class ReplayController(QObject):
         self._set_model_state(f"embedding model: not loaded ({kind}; loads for the next semantic replay)")
         if self._model_loaded:
             self._model_loaded = False
-            self.load_model()
+            if not self.running:  # a second model beside a running replay's would double the memory
+                self.load_model()
 
     # -- running -----------------------------------------------------------------------
     @property
