@@ -186,6 +186,26 @@ class ClaimDecider:
             margin=margin if np.ndim(margin) == 0 else np.asarray(margin)[rows], evidence=evidence,
         )
         pools = self.pools(profile)
-        prevented = (codes == PREVENTED) & pools.union[rows, cols]
+        prevented = pairs[(codes == PREVENTED) & pools.union[rows, cols]]
         broken = (codes == BROKEN) & pools.precision[rows, cols]
-        return Claims(n_rules, n_traj, pairs[prevented], pairs[broken])
+        twins = self.twin_claims(profile, pools)
+        if twins.size:
+            prevented = np.union1d(prevented, twins)
+        return Claims(n_rules, n_traj, prevented, pairs[broken])
+
+    def twin_claims(self, profile: ReplayProfile, pools: _Pools) -> np.ndarray:
+        """The pairs a profile's twin rules claim (``core.replay.twins``: a twin's source failure
+        the cross-domain gate lets through, inside the rule's pools), flat and sorted."""
+        columns = self.scored.twin_columns(profile)
+        if not columns:
+            return np.zeros(0, dtype=np.int64)
+        n_traj = len(self.scored.trajectories)
+        lengths = np.fromiter((c.size for c in columns), dtype=np.int64, count=len(columns))
+        rows = np.repeat(np.arange(len(columns), dtype=np.int64), lengths)
+        cols = np.concatenate(columns) if rows.size else np.zeros(0, dtype=np.int64)
+        flat = rows * n_traj + cols
+        conflict = np.asarray(self.scored.domain_conflict.ravel()[flat])
+        if profile.domain_gate_fallback or profile.failure_gate_fallback:
+            fallback = group_conflict(self.trigger_codes[rows], self.scored.fallback_codes[cols])
+            conflict = engine.gate_conflict(conflict, fallback, np.ones(flat.shape, dtype=bool), profile)
+        return np.sort(flat[~conflict & pools.union[rows, cols]])

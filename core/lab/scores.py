@@ -29,7 +29,7 @@ import numpy as np
 from core.matching.batch import compose_scores, score_matrix
 from core.matching.profile import MatcherProfile, SemanticTarget
 from core.matching.rule import prepare_rule
-from core.replay import engine
+from core.replay import engine, twins
 from core.replay import matcher_bridge as mb
 from core.replay.pools import PoolIndex, ensure_scope_columns
 from core.replay.profiles import ReplayProfile
@@ -68,9 +68,11 @@ class ScoredPairs:
     context_total: np.ndarray
     read_failure_class: bool = True  # False: scored on the trajectories without failure_class
     semantic_target: SemanticTarget = SemanticTarget.SIGNATURE_THEN_CLASSFREE  # what was embedded
+    trigger_vectors: np.ndarray | None = None  # [R, d] unit: twin rules in a semantic setting (core.replay.twins)
     _composed: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False)
     _lexical_pairs: np.ndarray | None = field(default=None, repr=False)  # [R, T] bool, core.lab.claims
+    _twins: dict[tuple[float, bool], list[np.ndarray]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -141,6 +143,7 @@ class ScoredPairs:
             context_matched=stacked("context_matched", pair, np.int32),
             context_total=stacked("context_total", (n_rules,), np.int32), read_failure_class=read_failure_class,
             semantic_target=base.semantic_target,
+            trigger_vectors=twins.trigger_vectors(rules, embed) if embed is not None else None,
         )
 
     @property
@@ -202,4 +205,16 @@ class ScoredPairs:
             else:
                 evidence = engine.lexical_evidence(block)
         return engine.decide_chunk(self.rules, self.fallback_codes, block, evidence, self.index, self.recovery,
-                                   profile)
+                                   profile, self.twin_columns(profile))
+
+    def twin_columns(self, profile: ReplayProfile) -> list[np.ndarray] | None:
+        """Each rule's twins' source columns under ``profile`` (None: the profile has no twins),
+        as the replay of that profile finds them (kept per cosine and semantic state)."""
+        if profile.twin_rules is None:
+            return None
+        vectors = self.trigger_vectors if profile.semantic and self.cosine is not None else None
+        cache_key = (profile.twin_rules, vectors is not None)
+        found = self._twins.get(cache_key)
+        if found is None:
+            found = self._twins[cache_key] = twins.twin_columns(self.rules, self.index, profile.twin_rules, vectors)
+        return found

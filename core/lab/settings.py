@@ -49,6 +49,8 @@ class Setting:
     domain_margins: tuple[tuple[str, float], ...] = ()  # (domain, margin): a margin per source domain
     #: what is embedded (a ``SemanticTarget`` value): another target is another ``ScoredPairs``
     semantic_target: str = SemanticTarget.SIGNATURE_THEN_CLASSFREE.value
+    #: None: off; a cosine: a rule also claims its twins' source failures (core.replay.twins)
+    twin_rules: float | None = None
 
     @property
     def name(self) -> str:
@@ -70,6 +72,8 @@ class Setting:
                 parts.append(f"{label}={value}")
         if self.domain_margins:
             parts.append("margins=" + ",".join(f"{d}:{m:.2f}" for d, m in self.domain_margins))
+        if self.twin_rules is not None:
+            parts.append(f"twins>={self.twin_rules:.2f}" if self.semantic else "twins=same-text")
         return " ".join(parts)
 
     def profile(self, model_id: str | None = None) -> ReplayProfile:
@@ -85,6 +89,8 @@ class Setting:
                                    "failure_gate_fallback": self.failure_gate_fallback}
         if self.domain_margins:
             changes["domain_margins"] = self.domain_margins
+        if self.twin_rules is not None:
+            changes["twin_rules"] = self.twin_rules
         for name in ("pool_policy", "precision_scope", "broken_evidence", "domain_gate_fallback", "recall_scope",
                      "unscoped_pool"):
             value = getattr(self, name)
@@ -124,6 +130,10 @@ class Setting:
             fields.append("domain:failure_gate")
         if self.threshold is None:
             fields.append("corpus:threshold")
+        if profile.twin_rules is not None:
+            # Twins compare rules' triggers, and a rule materialised from a record's expected_rule
+            # has that field as its trigger: its twins' sources are that truth's positives.
+            fields.append("expected_rule:twin_rules")
         return tuple(fields)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,6 +200,7 @@ def default_grid() -> list[Setting]:
     for margins in ((("git", 0.20),), (("git", 0.05),), (("browser", 0.05), ("git", 0.20))):
         grid.append(Setting(domain_margins=margins))
     grid += embedding_grid()
+    grid += twin_grid()
     unique: dict[str, Setting] = {}
     for setting in grid:
         unique.setdefault(setting.name, setting)
@@ -214,4 +225,21 @@ def embedding_grid() -> list[Setting]:
         grid.append(Setting(base="reference-0.3.1", semantic_floor=floor, alias_floor=0.5,
                             precision_scope="same_as_recall", read_failure_class=False, failure_gate_fallback=True,
                             semantic_target=target))
+    return grid
+
+
+def twin_grid() -> list[Setting]:
+    """Twin rules (``core.replay.twins``; docs/lab.md "Sixth attempt"), on the label-free base of
+    the embedding grid (reference base, failure_class withheld, failure gate on the domain field,
+    alias floor 0.50, precision same as recall): both haystack targets x the per-corpus and a flat
+    0.60 threshold x floors 0.58-0.70 x twin cosine 0.90 / 0.95, and the lexical base with twins of
+    the same text. A subset of benchmarks/lab_twins.py's pre-registered family, which holds every
+    setting that family chose on ten splits."""
+    base = {"base": "reference-0.3.1", "alias_floor": 0.5, "precision_scope": "same_as_recall",
+            "read_failure_class": False, "failure_gate_fallback": True}
+    grid = [Setting(semantic=False, twin_rules=1.0, **base)]  # type: ignore[arg-type]
+    for target, threshold, floor, tau in itertools.product(("haystack", "condition_vs_haystack"), (None, 0.6),
+                                                           (0.58, 0.62, 0.66, 0.70), (0.90, 0.95)):
+        grid.append(Setting(threshold=threshold, semantic_floor=floor, semantic_target=target, twin_rules=tau,
+                            **base))  # type: ignore[arg-type]
     return grid

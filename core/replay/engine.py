@@ -29,6 +29,7 @@ from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_p
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.results import chunk_results
 from core.replay.snapshot import build_config, config_hash
+from core.replay.twins import apply_twins, trigger_vectors, twin_columns, with_twin_floor
 from core.replay.types import (
     ReplayOutput,
     ReplayRule,
@@ -164,6 +165,10 @@ def replay(
         if state == "on":
             assert embed is not None
             semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
+        twins = None
+        if profile.twin_rules is not None:
+            vectors = trigger_vectors(rules, embed) if state == "on" and embed is not None else None
+            twins = twin_columns(rules, index, profile.twin_rules, vectors)
         # Success-side lexical evidence, when the run's scores are semantic: the lexical
         # matcher's composition of the same parts, made in the same scoring pass.
         lexical_matcher = None
@@ -181,7 +186,8 @@ def replay(
         cosine = semantic.block(lo, hi) if semantic is not None else None
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine, lexical_matcher)
         evidence = _success_evidence(batch, index.failure, profile)
-        return decide_chunk(rules[lo:hi], fallback_codes, batch, evidence, index, recovery, profile)
+        return decide_chunk(rules[lo:hi], fallback_codes, batch, evidence, index, recovery, profile,
+                            twins[lo:hi] if twins is not None else None)
 
     bounds = chunk_bounds(n_rules, n_traj)
     starts = semantic.block_starts(bounds) if semantic is not None else None
@@ -325,7 +331,9 @@ def decide_chunk(
     index: PoolIndex,
     recovery: np.ndarray,
     profile: ReplayProfile,
+    twins: Sequence[np.ndarray] | None = None,
 ) -> list[RuleResult]:
+    """``twins``: per rule of the chunk, its twins' source columns (``core.replay.twins``), or None."""
     thresholds = rule_thresholds(chunk, profile)
     margin = rule_margins(chunk, profile)
     conflict = batch.domain_conflict
@@ -343,4 +351,6 @@ def decide_chunk(
         margin=margin if np.ndim(margin) == 0 else np.asarray(margin)[:, None],
         broken_evidence=evidence,
     )
+    if twins is not None:
+        batch = with_twin_floor(batch, apply_twins(codes, conflict, twins))
     return chunk_results(chunk, codes, thresholds, chunk_pools(chunk, index, profile), batch, index, profile)

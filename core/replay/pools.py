@@ -144,7 +144,7 @@ def _info(kind: str, mask: np.ndarray, index: PoolIndex) -> PoolInfo:
     )
 
 
-def _self_positions(rule: ReplayRule, index: PoolIndex, by_key: bool) -> list[int]:
+def self_positions(rule: ReplayRule, index: PoolIndex, by_key: bool) -> list[int]:
     """Positions of the rule's source: by trajectory id, and by store key if ``by_key``."""
     positions: list[int] = []
     if rule.source_trajectory_id is not None:
@@ -231,7 +231,7 @@ def runner_pool(rule: ReplayRule, index: PoolIndex, scope: Scope | None = None) 
         kind, base = scope[0], sliced
     else:
         kind, base = ("fallback" if sliced is not None else "all"), None
-    mask = _without(base, _self_positions(rule, index, by_key=False), index.size)
+    mask = _without(base, self_positions(rule, index, by_key=False), index.size)
     if not np.count_nonzero(mask):
         return "fallback", np.ones(index.size, dtype=bool), PoolSpec(None, None, None)
     return kind, mask, _spec(kind, scope, None, rule.source_trajectory_id)
@@ -244,7 +244,7 @@ def exclude_first_pool(
     scope = recall_scope(rule, index) if scope is None else scope
     if scope[0] == "empty":
         return _empty(index)
-    rest = _without(None, _self_positions(rule, index, by_key=True), index.size)
+    rest = _without(None, self_positions(rule, index, by_key=True), index.size)
     sliced, _size = _slice(scope, index)
     if sliced is not None:
         kept = sliced & rest
@@ -278,7 +278,7 @@ def rule_pools(
     if profile.precision_scope == "same_as_recall":
         p_kind, precision = r_kind, recall
     else:
-        rest = _without(None, _self_positions(rule, index, by_key=True), index.size)
+        rest = _without(None, self_positions(rule, index, by_key=True), index.size)
         if not np.count_nonzero(rest):
             rest = np.ones(index.size, dtype=bool)
         p_kind, precision = "all", rest

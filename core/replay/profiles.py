@@ -107,6 +107,7 @@ class ReplayProfile:
     recall_scope: RecallScope = "domain"
     unscoped_pool: UnscopedPool = "all"
     domain_margins: tuple[tuple[str, float], ...] = ()
+    twin_rules: float | None = None
 
     def __post_init__(self) -> None:
         # Kept as sorted (domain, margin) pairs so a profile read back from JSON (a mapping or

@@ -27,6 +27,7 @@ LATER_CHOICES: dict[str, Any] = {
     "recall_scope": "domain",
     "unscoped_pool": "all",
     "domain_margins": (),
+    "twin_rules": None,
 }
 
 
