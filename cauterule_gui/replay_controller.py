@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.embeddings import DEFAULT_EMBEDDER, EMBEDDER_SETTING_ENV, EMBEDDERS
 from core.replay.messages import ChunkSaved, ModelState, ReplayDraft, Started
-from core.replay.profiles import profile_by_name
+from core.replay.profiles import PROFILES, profile_by_name
 
 from cauterule_gui.jobs import JobFailure, JobHandle, JobRunner
 from cauterule_gui.jobs.replay_job import (
@@ -74,9 +74,9 @@ class ReplayController(QObject):
     @property
     def profile_name(self) -> str:
         """``adopted`` (the store's adopted profile, read by the replay process; the default: it is
-        ``workbench`` until a team adopts another), or a built-in chosen in the Review menu."""
+        ``lab-2026-12`` until a team adopts another), or a built-in chosen in the Review menu."""
         value = self._settings.value(KEY_PROFILE, ADOPTED)
-        return value if isinstance(value, str) and value in (ADOPTED, "workbench", "reference-0.3.1") else ADOPTED
+        return value if isinstance(value, str) and value in (ADOPTED, *PROFILES) else ADOPTED
 
     def set_profile_name(self, name: str) -> None:
         self._settings.setValue(KEY_PROFILE, name)

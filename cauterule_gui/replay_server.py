@@ -168,7 +168,7 @@ def _replay(request: RunReplay, cancel: threading.Event, model: _Model, out: _Ou
 
 
 def _profile(store: Any, name: str, semantic: bool) -> Any:
-    """The profile a run (or a draft) named: "adopted" is the store's adopted profile (workbench by
+    """The profile a run (or a draft) named: "adopted" is the store's adopted profile (lab-2026-12 by
     default), else a built-in or stored ``name[@version]``; semantic only if the window allows it."""
     from core.store.profile_repo import ProfileRepository
 

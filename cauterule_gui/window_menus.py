@@ -59,14 +59,16 @@ def build_actions(window: MainWindow) -> None:
     window.single_key_action.setChecked(window.review_actions.single_keys_on)
     window.single_key_action.toggled.connect(window.review_actions.set_single_keys)
     window.review_actions.set_single_keys(window.review_actions.single_keys_on)
-    profile_names = ("adopted", "workbench", "reference-0.3.1")
+    profile_names = ("adopted", "lab-2026-12", "workbench", "reference-0.3.1")
     profiles = [window._action("&Adopted profile (the store's; see the Lab tab)",
                                lambda: window.replay.set_profile_name("adopted")),
+                window._action("&Lab 2026-12 profile (the shipped default)",
+                               lambda: window.replay.set_profile_name("lab-2026-12")),
                 window._action("&Workbench profile", lambda: window.replay.set_profile_name("workbench")),
                 window._action("&Reference 0.3.1 profile", lambda: window.replay.set_profile_name("reference-0.3.1"))]
     window._profile_group = window.review_actions.radio_group(profiles)
     profiles[profile_names.index(window.replay.profile_name)].setChecked(True)
-    window.semantic_action = QAction("Se&mantic matching (workbench profile)", window)
+    window.semantic_action = QAction("Se&mantic matching (lab-2026-12 and workbench profiles)", window)
     window.semantic_action.setCheckable(True)
     window.semantic_action.setChecked(window.replay.semantic)
     window.semantic_action.toggled.connect(window.replay.set_semantic)

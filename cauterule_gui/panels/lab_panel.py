@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from core.lab.adopt import Candidate
 from core.lab.report import draw_curves
+from core.store.profile_repo import DEFAULT_PROFILE
 
 from cauterule_gui.db.executor import DatabaseExecutor
 from cauterule_gui.jobs.runner import JobCancelled, JobContext, JobFailure, JobHandle, JobPool, JobRunner
@@ -137,7 +138,7 @@ class LabPanel(QWidget):
         self.output: LabOutput | None = None
         self.handle: JobHandle | None = None
         self.may_adopt = True
-        self.adopted_label = "workbench"
+        self.adopted_label = DEFAULT_PROFILE
         # Asked for the new profile's name (tests answer it; the window shows AdoptDialog).
         self.ask_name: Callable[[Candidate, str], str | None] = lambda c, cur: ask_profile_name(self, c, cur)
 

@@ -115,7 +115,7 @@ def cmd_replay(args: argparse.Namespace, store: Store) -> int:
     from core.store.profile_repo import ProfileRepository
 
     profiles = ProfileRepository(store)
-    try:  # no --profile: the store's adopted profile (workbench until a team adopts one)
+    try:  # no --profile: the store's adopted profile (lab-2026-12 until a team adopts one)
         profile = profiles.resolve(args.profile) if args.profile else profiles.adopted()
     except DomainError as error:
         print(f"error: {terminal_safe(str(error))}", file=sys.stderr)
@@ -227,10 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay every rule against the store's trajectories")
     _add_store(p)
     p.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
-                   help="workbench, reference-0.3.1 or a stored profile (default: the store's adopted profile, "
+                   help="lab-2026-12, workbench, reference-0.3.1 or a stored profile (default: the store's adopted profile, "
                         "see `profile list`)")
     p.add_argument("--semantic", dest="semantic", action="store_true", default=None,
-                   help="semantic matching on (default: on for workbench, off for reference-0.3.1)")
+                   help="semantic matching on (default: on for lab-2026-12 and workbench, off for reference-0.3.1)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false")
     p.add_argument("--threshold", type=float, default=None, help="one flat threshold instead of per-corpus ones")
     p.add_argument("--embedder", choices=("torch", "onnx", "onnx-int8"), default=None,

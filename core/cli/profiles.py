@@ -61,7 +61,7 @@ def register(subparsers: Any) -> None:
     listing.set_defaults(func=cmd_profile_list, reads_only=True, store=None)
     show = actions.add_parser("show", help="one profile's fields, where it came from, whether it is adopted")
     _store_option(show)
-    show.add_argument("label", help="NAME, NAME@VERSION, or a built-in (workbench, reference-0.3.1)")
+    show.add_argument("label", help="NAME, NAME@VERSION, or a built-in (lab-2026-12, workbench, reference-0.3.1)")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_profile_show, reads_only=True, store=None)
 

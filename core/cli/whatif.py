@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
     p.add_argument("--rule", type=int, required=True, help="the rule id")
     p.add_argument("--trigger", required=True, help="the draft trigger (when …)")
     p.add_argument("--directive", default=None, help="the draft directive (default: the rule's current one)")
-    p.add_argument("--profile", default="workbench", choices=["workbench", "reference-0.3.1"])
+    p.add_argument("--profile", default="workbench", choices=["lab-2026-12", "workbench", "reference-0.3.1"])
     p.add_argument("--semantic", dest="semantic", action="store_true", default=None,
                    help="semantic matching on (default: on for workbench, off for reference-0.3.1)")
     p.add_argument("--no-semantic", dest="semantic", action="store_false")

@@ -6,8 +6,11 @@ exactly which choices produced its numbers (see docs/replay.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+from core.matching.profile import REFERENCE_0_3_1 as MATCHER_REFERENCE
+from core.matching.profile import SemanticTarget
 
 # cauterule 0.3.1 constants (replay.simulator / replay.report / replay.matcher).
 BROKEN_MARGIN = 0.10
@@ -130,8 +133,6 @@ class ReplayProfile:
         return self.threshold if self.threshold is not None else threshold_for_corpus(corpus)
 
     def with_(self, **changes: Any) -> ReplayProfile:
-        from dataclasses import replace
-
         return replace(self, **changes)
 
 
@@ -149,7 +150,26 @@ REFERENCE_0_3_1 = ReplayProfile(
 
 WORKBENCH = ReplayProfile(name="workbench", semantic=True)
 
-PROFILES: dict[str, ReplayProfile] = {p.name: p for p in (REFERENCE_0_3_1, WORKBENCH)}
+#: The default a store replays with until its team adopts another (core.store.profile_repo): what
+#: the calibration lab chose on the shared corpus (issue 26; docs/replay.md "The lab-2026-12
+#: profile", docs/lab.md "Sixth attempt"). The lab's setting ``reference-0.3.1 no-failure-class sem
+#: thr=0.60 m=0.10 failure-gate=domain w=0.20 cos>=0.70 embed=haystack alias=0.50
+#: prec=same_as_recall twins>=0.90``, decision for decision, plus the workbench's honest read-outs
+#: (a rate over nothing is null, rates carry Wilson intervals), which decide nothing.
+LAB_2026_12 = REFERENCE_0_3_1.with_(
+    name="lab-2026-12",
+    semantic=True,
+    threshold=0.60,
+    matcher=replace(MATCHER_REFERENCE, name="lab-2026-12", semantic=True, semantic_floor=0.70,
+                    alias_token_floor=0.50, semantic_target=SemanticTarget.HAYSTACK),
+    read_failure_class=False,
+    failure_gate_fallback=True,
+    twin_rules=0.90,
+    zero_rate_is_null=True,
+    wilson=True,
+)
+
+PROFILES: dict[str, ReplayProfile] = {p.name: p for p in (REFERENCE_0_3_1, WORKBENCH, LAB_2026_12)}
 
 
 def profile_by_name(name: str) -> ReplayProfile:

@@ -3,7 +3,8 @@
 A profile is named by a *label*: a built-in's name (``workbench``, ``reference-0.3.1``; they
 live in code and never change), ``name@version`` for one stored version, or a stored name
 alone for its newest version. The adopted profile is what a replay runs when none is named;
-until a team adopts one it is ``workbench`` (today's default), so nothing changes.
+until a team adopts one it is ``lab-2026-12``, the profile the calibration lab chose on the shared
+corpus (``core.replay.profiles.LAB_2026_12``; before it, ``workbench``).
 
 Adopting is a lead's action on a team store: refused here in one line before anything is
 written (``may_adopt``), and by the server's row-level policies (``core.team.table_policy``).
@@ -21,13 +22,13 @@ from sqlalchemy import text
 
 from core.domain.errors import DomainError
 from core.replay.profile_codec import profile_from_dict, profile_to_dict
-from core.replay.profiles import PROFILES, ReplayProfile
+from core.replay.profiles import LAB_2026_12, PROFILES, ReplayProfile
 from core.store.engine import Store
 from core.store.review_repo import append_audit
 from core.store.tables_profiles import ProfileAdoptionRow, ReplayProfileRow
 from core.timeutil import utc_now
 
-DEFAULT_PROFILE = "workbench"
+DEFAULT_PROFILE = LAB_2026_12.name
 # Every column but the (possibly large) lab report, and whether there is one.
 _COLUMNS = ("name, version, profile_json, lab_setting, split_json, tuned_on_all_data, created_by, created_at, note, "
             "CASE WHEN lab_report_json IS NULL THEN 0 ELSE 1 END AS has_report")

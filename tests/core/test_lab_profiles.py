@@ -14,7 +14,7 @@ from core.domain.errors import DomainError
 from core.lab.adopt import BadLabReport, adopt_from_report, candidate
 from core.lab.settings import Setting
 from core.replay.profile_codec import ProfileFormatError, profile_from_dict, profile_to_dict
-from core.replay.profiles import REFERENCE_0_3_1, WORKBENCH
+from core.replay.profiles import LAB_2026_12, REFERENCE_0_3_1, WORKBENCH
 from core.store.engine import Store
 from core.store.profile_repo import ProfileRefused, ProfileRepository, UnknownProfile
 from core.store.review_repo import ReviewRepository
@@ -50,10 +50,10 @@ def test_a_stored_profile_naming_an_unknown_field_is_refused_in_one_line() -> No
         profile_from_dict(data)
 
 
-def test_a_store_adopts_workbench_until_a_team_adopts_another(promotion_store: Store) -> None:
+def test_a_store_adopts_the_shipped_lab_profile_until_a_team_adopts_another(promotion_store: Store) -> None:
     repo = ProfileRepository(promotion_store)
-    assert repo.adopted_label() == "workbench"
-    assert repo.adopted() == WORKBENCH
+    assert repo.adopted_label() == "lab-2026-12"
+    assert repo.adopted() == LAB_2026_12
 
 
 def test_adopting_a_report_setting_writes_one_version_and_one_audit_event(promotion_store: Store) -> None:
@@ -80,15 +80,15 @@ def test_adopting_again_under_a_name_makes_its_next_version_and_older_versions_s
     repo = ProfileRepository(promotion_store)
     assert repo.adopted_label() == "team@2"
     assert repo.resolve("team@1").threshold == 0.7 and repo.resolve("team").threshold is None
-    assert [p.label for p in repo.list_profiles()] == ["reference-0.3.1", "workbench", "team@1", "team@2"]
+    assert [p.label for p in repo.list_profiles()] == ["reference-0.3.1", "workbench", "lab-2026-12", "team@1", "team@2"]
 
 
 def test_the_built_in_profiles_cannot_be_replaced(promotion_store: Store) -> None:
-    for name in ("workbench", "reference-0.3.1"):
+    for name in ("workbench", "reference-0.3.1", "lab-2026-12"):
         with pytest.raises(ProfileRefused, match="built-in"):
             adopt_from_report(promotion_store, _report(TUNED), TUNED.name, name, "lee")
     repo = ProfileRepository(promotion_store)
-    assert repo.resolve("reference-0.3.1") == REFERENCE_0_3_1 and len(repo.list_profiles()) == 2
+    assert repo.resolve("reference-0.3.1") == REFERENCE_0_3_1 and len(repo.list_profiles()) == 3
 
 
 def test_a_built_in_can_be_adopted_back(promotion_store: Store) -> None:
@@ -164,5 +164,5 @@ def test_the_report_says_when_its_run_is_not_from_the_adopted_profile(tmp_path: 
                      "--name", "team", "--reviewer", "lee"]) == 0
     capsys.readouterr()
     assert cli_main(["report", "--store", db, "--md"]) == 0
-    assert ("profile: `workbench` (the store's adopted profile is `team@1`: this evidence is not from it)"
+    assert ("profile: `lab-2026-12` (the store's adopted profile is `team@1`: this evidence is not from it)"
             in capsys.readouterr().out)

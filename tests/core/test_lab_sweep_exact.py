@@ -34,6 +34,7 @@ SETTING = st.builds(
     unscoped_pool=st.sampled_from([None, "all", "corpus", "none"]),
     domain_margins=st.sampled_from([(), (("git", 0.0),), (("git", 0.3), ("python", 0.02)), (("devops", 0.5),)]),
     semantic_target=st.sampled_from([t.value for t in SemanticTarget]),
+    twin_rules=st.sampled_from([None, None, 0.9, 1.0]),
 )
 
 
