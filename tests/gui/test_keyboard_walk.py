@@ -168,15 +168,17 @@ def test_a_day_with_keys_only(qtbot: Any, walk_window: MainWindow) -> None:  # n
     key(qtbot, window, Qt.Key.Key_6, CTRL)
     qtbot.waitUntil(lambda: promotion.model.rowCount() > 0, timeout=60_000)
     focus_is(qtbot, promotion.view)
+    # (not one the blind session hides from this reviewer: which rules pass depends on the profile)
     wanted = next(r for r in range(promotion.model.rowCount())
                   if (item := promotion.model.item(r)) is not None and item.verdict == "pass"
-                  and not item.counts.get("broken") and item.decision is None)
+                  and not item.counts.get("broken") and item.decision is None
+                  and not promotion.hidden_reason(item))
     target = promotion.model.item(wanted)
     assert target is not None
     if promotion.view.currentIndex().row() < 0:
         key(qtbot, window, Qt.Key.Key_J)
-    while promotion.view.currentIndex().row() < wanted:
-        key(qtbot, window, Qt.Key.Key_J)
+    while (row := promotion.view.currentIndex().row()) != wanted:  # J down, K up
+        key(qtbot, window, Qt.Key.Key_J if row < wanted else Qt.Key.Key_K)
     answered = answer_next_dialog(qtbot, "passes everywhere, nothing broken")
     key(qtbot, window, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: bool(answered), timeout=10_000)

@@ -86,7 +86,7 @@ def test_adopt_writes_one_profile_and_one_audit_event(qtbot: Any, panel: LabPane
     with qtbot.waitSignal(panel.adopted, timeout=30_000) as blocker:
         panel.adopt_button.click()
     assert blocker.args == ["team@1"]
-    assert "in place of workbench" in asked[0]
+    assert "in place of lab-2026-12" in asked[0]
     repo = ProfileRepository(replayed.store)
     stored = [p for p in repo.list_profiles() if not p.builtin]
     assert [p.label for p in stored] == ["team@1"] and stored[0].lab_setting == selected.name
