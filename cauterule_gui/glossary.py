@@ -30,6 +30,10 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "distinctive_phrase": ("distinct phrase", "distinctive_phrase: a phrase found in few trajectories occurs"),
     "semantic": ("meaning", "semantic: the embedding model found the meaning close enough"),
     "signature": ("signature", "signature: the failure's signature (tool and error) matches"),
+    # not a matcher floor: the profile's twin rules (core/replay/twins.py)
+    "twin_source": ("twin source", "twin_source: another rule with this trigger (or one this close in meaning) was "
+                                   "written from this failure, so the rule claims it too; its own text did not "
+                                   "reach the threshold here"),
     # the loop's extraction gate (core/loop)
     "no_failure_signal": ("no signal", "no_failure_signal: the trajectory shows no failure to learn from"),
     "nearmiss_recovery_succeeded": ("recovered", "nearmiss_recovery_succeeded: the agent recovered by itself"),
@@ -65,5 +69,5 @@ def longest(codes: tuple[str, ...], prefix: str = "") -> str:
 
 
 VERDICT_REASONS = ("pass", "no_signal", "blocked_by_broken", "blocked_by_near_miss")
-FLOORS = ("alias_phrase", "alias_token", "distinctive_phrase", "semantic", "signature")
+FLOORS = ("alias_phrase", "alias_token", "distinctive_phrase", "semantic", "signature", "twin_source")
 GATE_REASONS = ("no_failure_signal", "nearmiss_recovery_succeeded", "failure_without_signal")

@@ -20,7 +20,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from core.store.evidence_pages import PAGE, evidence_page
 from core.store.replay_repo import StoredOutcome
 
-from cauterule_gui.glossary import word
+from cauterule_gui.glossary import explain, word
 from cauterule_gui.models.formatting import MARK_TEXT, number, signed
 from cauterule_gui.plain_text import plain_tooltip
 
@@ -173,6 +173,8 @@ class EvidenceTableModel(QAbstractTableModel):
                 return plain_tooltip(self._display(item, column))
             if column == COL_SCORE:
                 return f"score {number(item.score)} · threshold {number(item.threshold)} · margin {signed(item.margin)}"
+            if column == COL_FLOOR and item.floor:  # what lifted the score, or the twin behind a claim
+                return explain(item.floor)
             if column == COL_OPENED and item.trajectory_pk in self._waived:
                 return plain_tooltip(f"waived: {self._waived[item.trajectory_pk]}")
             return None

@@ -25,7 +25,7 @@ from core.replay.matcher_bridge import Block
 from core.replay.pools import PoolIndex, self_positions
 from core.replay.types import ReplayRule
 
-TWIN_FLOOR = "twin source"
+TWIN_FLOOR = "twin_source"
 _BLOCK = 1024  # rows of the rule x rule cosine made at a time (10^4 rules: 10^8 cells otherwise)
 
 EmbedFn = Callable[[list[str]], np.ndarray]
