@@ -32,3 +32,10 @@ def test_a_row_without_a_floor_has_no_floor_tooltip(qtbot: Any) -> None:
     model = EvidenceTableModel()
     model.set_rows("prevented", 1, [_row(None)], 1, set(), {}, {})
     assert model.index(0, COL_FLOOR).data(Qt.ItemDataRole.ToolTipRole) is None
+
+
+def test_the_evidence_breakdown_of_a_twin_claim_says_what_carried_it() -> None:
+    from cauterule_gui.review_reads import breakdown_text
+
+    assert explain(TWIN_FLOOR) in breakdown_text(_row(TWIN_FLOOR))
+    assert explain(TWIN_FLOOR) not in breakdown_text(_row("semantic"))
