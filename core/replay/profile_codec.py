@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
+import types
 import typing
 from typing import Any
 
@@ -45,7 +47,10 @@ def profile_from_dict(data: dict[str, Any], name: str | None = None) -> ReplayPr
         values["name"] = name
     if "name" not in values or "semantic" not in values:
         raise ProfileFormatError("stored profile: fields 'name' and 'semantic' are required")
-    return ReplayProfile(**values)
+    try:
+        return ReplayProfile(**values)
+    except (TypeError, ValueError) as error:  # a value of the right type the profile refuses
+        raise ProfileFormatError(f"stored profile: {error}") from None
 
 
 def _typed(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -63,5 +68,39 @@ def _typed(cls: type, data: dict[str, Any]) -> dict[str, Any]:
                 value = hint(value)
             except ValueError:
                 raise ProfileFormatError(f"stored profile: field {key!r} has unknown value {value!r}") from None
+        elif not _fits(value, hint):
+            raise ProfileFormatError(f"stored profile: field {key!r} is {value!r}; expected {_expected(hint)}")
         out[key] = value
     return out
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value is of the field's declared type (a value replay would otherwise fail on
+    mid-run, or silently compare as something else: a string margin, a boolean threshold)."""
+    if hint is None or hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arm) for arm in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    return True  # containers (domain_margins) are checked by the dataclass itself
+
+
+def _expected(hint: Any) -> str:
+    if typing.get_origin(hint) is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(hint))
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_expected(arm) for arm in typing.get_args(hint))
+    return {bool: "true or false", int: "a whole number", float: "a finite number", str: "text",
+            type(None): "null"}.get(hint, str(hint))

@@ -120,6 +120,9 @@ class ReplayProfile:
         normal = tuple(sorted((str(d), float(m)) for d, m in items))
         if normal != pairs:
             object.__setattr__(self, "domain_margins", normal)
+        if self.twin_rules is not None and not 0.0 < self.twin_rules <= 1.0:
+            # At 0 or below every rule would be every other rule's twin.
+            raise ValueError(f"twin_rules is a cosine in (0, 1] (or None); got {self.twin_rules!r}")
 
     def margin_for(self, domain: str | None) -> float:
         """The broken margin of a rule whose source has ``domain``."""
