@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.lab.report import resplit_text
 from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD
 
 from cauterule_gui.models.rows_table_model import RowsTableModel
@@ -87,6 +88,9 @@ def choice_text(result: dict[str, Any], truth: str) -> str:
         if row is not None:
             lines.append(f"{label}, held-back: F1 {interval_text(row['f1'])} (floor {floor_text(row['f1'])}); "
                          f"false-accept {interval_text(row['false_accept'])}")
+    if choice.get("resplits"):
+        text = resplit_text(choice["resplits"])
+        lines.append(text[:1].upper() + text[1:])
     return "\n".join(lines)
 
 

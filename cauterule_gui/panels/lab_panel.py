@@ -49,6 +49,10 @@ from cauterule_gui.plain_text import plain_label
 from cauterule_gui.plots.figure_card import FigureCard, RenderedFigure, render
 from cauterule_gui.reviewer import ReviewerIdentity
 
+#: other seeds' splits the choice rule is re-run on (is the choice one split's luck?); a read of
+#: every setting each, a tenth of a sweep or so
+RESPLITS = 9
+
 CURVES_SIZE = (12.0, 3.6)  # inches at 100 dpi: three panels side by side, fits 1280 px
 LEAD_ONLY = "Only a lead may adopt a replay profile on a team store (this login is a reviewer)."
 
@@ -91,7 +95,8 @@ def lab_job(store: Any, store_path: Any, semantic: bool, group_by: str, ctx: Job
 
     try:
         result = run_lab(inputs.rules, inputs.trajectories, embed=embed, judgements=reviewer_judgements(store),
-                         group_by=group_by, progress=progress, cancel=ctx.cancel_event).to_dict()
+                         group_by=group_by, progress=progress, cancel=ctx.cancel_event,
+                         resplits=RESPLITS).to_dict()
     except LabCancelled:
         raise JobCancelled() from None
     curves = {truth: render(_draw, CURVES_SIZE, {"result": result, "truth": truth})

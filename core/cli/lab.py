@@ -29,6 +29,17 @@ def _share(value: str) -> float:
     return share
 
 
+def _count(value: str) -> int:
+    """0-50 re-splits (each costs a read of every setting, about a tenth of a sweep)."""
+    try:
+        count = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 50, not {value!r}") from None
+    if not 0 <= count <= 50:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 50, not {count}")
+    return count
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     from core.lab.split import DEFAULT_HELD_BACK, DEFAULT_SEED, GROUP_BY
 
@@ -43,6 +54,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="what the tuning / held-back split keeps together (never single records)")
     p.add_argument("--held-back", type=_share, default=DEFAULT_HELD_BACK, help="share of groups held back")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the split and the shuffled floors")
+    p.add_argument("--resplits", type=_count, default=0, metavar="N",
+                   help="also re-run the choice on N other seeds' splits (1, 2, ...; is the choice one split's luck?)")
     p.add_argument("--json", action="store_true", help="machine-readable output (the whole result)")
     p.add_argument("--out", type=Path, default=None, help="write report.md, report.json and the curves here")
     p.set_defaults(func=cmd_lab)
@@ -57,7 +70,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_lab(args: argparse.Namespace, store: Any) -> int:
     from core.lab.judgements import reviewer_judgements
-    from core.lab.report import figure_text, write
+    from core.lab.report import figure_text, resplit_text, write
     from core.lab.run import run_lab
     from core.plain import terminal_safe
     from core.replaying import load_inputs, make_embedder, materialise_expected_rules
@@ -74,7 +87,8 @@ def cmd_lab(args: argparse.Namespace, store: Any) -> int:
         if embed is None:
             print(f"warning: semantic settings run lexically: {terminal_safe(str(note))}", file=sys.stderr)
     result = run_lab(inputs.rules, inputs.trajectories, embed=embed, judgements=reviewer_judgements(store),
-                     group_by=args.group_by, held_back=args.held_back, seed=args.seed).to_dict()
+                     group_by=args.group_by, held_back=args.held_back, seed=args.seed,
+                     resplits=args.resplits).to_dict()
     if args.out is not None:
         try:
             written = write(result, args.out)
@@ -103,4 +117,6 @@ def cmd_lab(args: argparse.Namespace, store: Any) -> int:
                 continue
             print(f"  {label} (held-back): F1 {figure_text(row['f1'])}; "
                   f"false-accept {figure_text(row['false_accept'])}")
+        if choice["resplits"]:
+            print(f"  {resplit_text(choice['resplits'])}")
     return EXIT_OK

@@ -23,6 +23,10 @@ CURVE_WEIGHTS = (0.2, 0.3, 0.4, 0.5)
 CURVE_THRESHOLDS = (0.5, 0.6, 0.7)
 
 
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:.3f}"
+
+
 def figure_text(fig: dict[str, Any]) -> str:
     """``0.812 [0.770, 0.853] k/n, floor 0.118``; null as ``null (n = 0)``."""
     if fig["value"] is None:
@@ -31,6 +35,21 @@ def figure_text(fig: dict[str, Any]) -> str:
     band = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
     floor = "null" if fig["floor"] is None else f"{fig['floor']:.3f}"
     return f"{fig['value']:.3f}{band} {fig['k']}/{fig['n']}, floor {floor}"
+
+
+def resplit_text(rows: Sequence[dict[str, Any]]) -> str:
+    """One line: how the same choice rule fares on other seeds' splits (``Choice.resplits``)."""
+    read = [r for r in rows if r["f1"] is not None and r["reference_f1"] is not None]
+    if not read:
+        return f"re-splits ({len(rows)} other seeds): nothing chosen on any of them"
+    gaps = sorted(r["f1"] - r["reference_f1"] for r in read)
+    accepts = sum(1 for r in read if r["false_accept"] is not None and r["reference_false_accept"] is not None
+                  and r["false_accept"] > r["reference_false_accept"])
+    middle = len(gaps) // 2
+    median = gaps[middle] if len(gaps) % 2 else (gaps[middle - 1] + gaps[middle]) / 2
+    return (f"re-splits ({len(rows)} other seeds, the same choice rule on each tuning part): above reference-0.3.1 "
+            f"semantic's held-back F1 in {sum(1 for r in read if r['above'])} of {len(read)}, mean gap "
+            f"{sum(gaps) / len(gaps):+.3f} (median {median:+.3f}); a higher false-accept rate in {accepts}")
 
 
 def _row(name: str, readout: dict[str, Any]) -> str:
@@ -76,6 +95,14 @@ def markdown(result: dict[str, Any], figures: Sequence[str] = ()) -> str:
                 lines.append(_row(f"{choice['withheld']} (the reference, label withheld)", choice["withheld_held_back"]))
             if choice["chosen_held_back"] is not None:
                 lines.append(_row(str(choice["chosen"]), choice["chosen_held_back"]))
+            lines.append("")
+        if choice.get("resplits"):
+            lines += [resplit_text(choice["resplits"]) + ":", "", "| seed | chosen on its tuning part | held-back F1 "
+                      "(reference) | false-accept (reference) |", "|---|---|---|---|"]
+            for r in choice["resplits"]:
+                lines.append(f"| {r['seed']} | {plain(r['chosen'] or 'nothing')} | {_number(r['f1'])} "
+                             f"({_number(r['reference_f1'])}) | {_number(r['false_accept'])} "
+                             f"({_number(r['reference_false_accept'])}) |")
             lines.append("")
     lines += ["## Every setting (tuning part; all data in report.json)", ""]
     for truth in result["truths"]:

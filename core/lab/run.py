@@ -44,6 +44,34 @@ def circular_for(setting: Setting, truth: Truth) -> list[str]:
     return [r for r in setting.reads() if r.split(":", 1)[0] == truth.field]
 
 
+@dataclass(frozen=True)
+class Resplit:
+    """The choice rule re-run on another seed's split: what it chose on that tuning part, and its
+    held-back F1 and false-accept rate beside reference-0.3.1 semantic's on that held-back part."""
+
+    seed: int
+    chosen: str | None
+    f1: float | None
+    reference_f1: float | None
+    false_accept: float | None
+    reference_false_accept: float | None
+
+    @property
+    def above(self) -> bool:
+        return self.f1 is not None and self.reference_f1 is not None and self.f1 > self.reference_f1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "chosen": self.chosen, "f1": self.f1, "reference_f1": self.reference_f1,
+                "false_accept": self.false_accept, "reference_false_accept": self.reference_false_accept,
+                "above": self.above}
+
+
+def resplit_seeds(seed: int, count: int) -> list[int]:
+    """``count`` seeds other than ``seed``: 1, 2, 3, ... skipping it (so ``seed`` 26 and 9 re-splits
+    read seeds 1-9, the ten splits docs/lab.md reports)."""
+    return [s for s in range(1, count + 2) if s != seed][:count]
+
+
 @dataclass
 class Choice:
     truth: str
@@ -55,9 +83,12 @@ class Choice:
     reference_reads: tuple[str, ...] = ()  # what the reference reads of this truth's field (circular)
     withheld: str | None = None  # the reference with that field withheld, when the reference is circular
     withheld_held_back: ReadOut | None = None
+    #: the same choice rule re-run on other seeds' splits (``run_lab(resplits=N)``): one row per seed
+    resplits: list[Resplit] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"truth": self.truth, "chosen": self.chosen, "reason": self.reason, "shippable": self.shippable,
+                "resplits": [r.to_dict() for r in self.resplits],
                 "chosen_held_back": None if self.chosen_held_back is None else self.chosen_held_back.to_dict(),
                 "reference_held_back": None if self.reference_held_back is None
                 else self.reference_held_back.to_dict(),
@@ -111,10 +142,12 @@ def run_lab(
     progress: Callable[[str, int, int], None] | None = None,
     cancel: Any = None,
     scored: ScoredPairs | None = None,
+    resplits: int = 0,
 ) -> LabResult:
     """``progress(phase, done, total)``; ``cancel``: anything with ``is_set()``, checked between
     settings (raises ``LabCancelled``). ``scored``: pair scores of an earlier run on the same
-    rules, trajectories and model (reused as they are)."""
+    rules, trajectories and model (reused as they are). ``resplits``: also re-run the choice rule
+    on that many other seeds' splits (``Choice.resplits``: is a choice one split's luck?)."""
     settings = list(settings or default_grid())
     if REFERENCE_SEMANTIC.name not in {s.name for s in settings}:
         settings.insert(0, REFERENCE_SEMANTIC)
@@ -152,6 +185,12 @@ def run_lab(
     groups = rule_groups(scored.rules, scored.trajectories, group_by)
     splits = {name: group_split({k: groups[k] for k in truth.rules}, group_by, held_back, seed)
               for name, truth in truths.items()}
+    # Each re-split's two parts are read in the same pass as the main split's (per-rule counts once).
+    extra_parts = {name: {f"{part}@{other}": getattr(group_split({k: groups[k] for k in truth.rules}, group_by,
+                                                                  held_back, other), part)
+                          for other in resplit_seeds(seed, resplits) for part in ("tuning", "held_back")}
+                   for name, truth in truths.items()}
+    resplit_readouts: dict[str, dict[str, dict[str, ReadOut]]] = {}
     bench = CanaryBench(load_canaries(), embed if scored.cosine is not None else None)
     reader = Reader(scored.rules, scored.trajectories)
     readouts: dict[str, dict[str, dict[str, ReadOut]]] = {}
@@ -162,10 +201,13 @@ def run_lab(
         if cancel is not None and cancel.is_set():
             raise LabCancelled()
         claims = scorer(setting.scoring).decide(setting.profile(scored.model_id))
-        readouts[setting.name] = {
-            name: reader.read_parts(claims, truth, {"tuning": splits[name].tuning, "held_back": splits[name].held_back,
-                                                    "all": truth.rules})
-            for name, truth in truths.items()}
+        read = {name: reader.read_parts(claims, truth, {"tuning": splits[name].tuning,
+                                                        "held_back": splits[name].held_back, "all": truth.rules,
+                                                        **extra_parts[name]})
+                for name, truth in truths.items()}
+        readouts[setting.name] = {name: {p: r for p, r in parts.items() if "@" not in p} for name, parts in read.items()}
+        resplit_readouts[setting.name] = {name: {p: r for p, r in parts.items() if "@" in p}
+                                          for name, parts in read.items()}
         canaries[setting.name] = bench.check(setting)
         circular[setting.name] = {name: circular_for(setting, truth) for name, truth in truths.items()}
         if progress is not None:
@@ -174,6 +216,9 @@ def run_lab(
     candidates = [s for s in settings if s.name not in comparator_only]
     choices = {name: _with_withheld(_choose(name, truth, candidates, readouts, canaries, circular), readouts, circular)
                for name, truth in truths.items()}
+    for name, truth in truths.items():
+        choices[name].resplits = [_resplit(name, truth, other, candidates, resplit_readouts, canaries, circular)
+                                  for other in resplit_seeds(seed, resplits)]
     per_domain = _per_domain(scorer, settings, truths, choices, reader)
     seconds["total"] = time.perf_counter() - started
     return LabResult(settings, truths, splits, readouts, canaries, circular, choices, scored.key, scored.model_id,
@@ -240,6 +285,21 @@ def _choose(
         reason += (f", but only by {gap:.3f}: the reference's F1 is inside the chosen setting's interval, "
                    "not a clear win")
     return Choice(name, best.name, reason, chosen, ref, shippable=beats and keeps and clear)
+
+
+def _resplit(name: str, truth: Truth, other: int, settings: Sequence[Setting],
+             resplit_readouts: dict[str, dict[str, dict[str, ReadOut]]], canaries: dict[str, CanaryVerdict],
+             circular: dict[str, dict[str, list[str]]]) -> Resplit:
+    """The choice rule (``_choose``, unchanged) on seed ``other``'s tuning part, read on its held-back part."""
+    parts = {s: {name: {"tuning": by_truth[name][f"tuning@{other}"], "held_back": by_truth[name][f"held_back@{other}"]}}
+             for s, by_truth in resplit_readouts.items()}
+    choice = _choose(name, truth, settings, parts, canaries, circular)
+
+    def value(row: ReadOut | None, figure: str) -> float | None:
+        return None if row is None else getattr(row, figure).value
+
+    return Resplit(other, choice.chosen, value(choice.chosen_held_back, "f1"), value(choice.reference_held_back, "f1"),
+                   value(choice.chosen_held_back, "false_accept"), value(choice.reference_held_back, "false_accept"))
 
 
 def _with_withheld(choice: Choice, readouts: dict[str, dict[str, dict[str, ReadOut]]],

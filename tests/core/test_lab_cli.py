@@ -94,3 +94,24 @@ def test_the_report_reads_the_proxy_beside_the_reference_with_its_label_withheld
     proxy = report.split("## Choice under `failure_class_proxy`", 1)[1].split("## ", 1)[0].replace("\\", "")
     assert "(circular: reads failure_class" in proxy
     assert "reference-0.3.1 no-failure-class sem" in proxy and "(the reference, label withheld)" in proxy
+
+
+def test_resplits_print_how_often_the_choice_rule_beats_the_reference(demo_db: str, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert cli_main(["lab", "--store", demo_db, "--no-semantic", "--resplits", "2", "--out", str(tmp_path / "lab")]) == 0
+    out = capsys.readouterr().out
+    assert "re-splits (2 other seeds, the same choice rule on each tuning part)" in out
+    report = (tmp_path / "lab" / "report.md").read_text(encoding="utf-8")
+    assert "| seed | chosen on its tuning part |" in report
+    rows = json.loads((tmp_path / "lab" / "report.json").read_text(encoding="utf-8"))["choices"]
+    assert [r["seed"] for r in rows["failure_class_proxy"]["resplits"]] == [1, 2]
+
+
+@pytest.mark.parametrize("value", ["-1", "51", "two"])
+def test_a_resplit_count_out_of_range_is_a_usage_error(demo_db: str, value: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli_main(["lab", "--store", demo_db, "--no-semantic", "--resplits", value])
+    assert stop.value.code == 2
+    assert "--resplits: must be a whole number from 0 to 50" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import pytest
 
 from core.lab.canaries import CanaryBench, CanaryVerdict, load_canaries
 from core.lab.readouts import Figure, Reader, ReadOut
-from core.lab.run import _choose, circular_for, run_lab
+from core.lab.run import _choose, circular_for, resplit_seeds, run_lab
 from core.lab.scores import ScoredPairs
 from core.lab.settings import REFERENCE_SEMANTIC, REFERENCE_WITHHELD, Setting
 from core.lab.split import group_split, record_split, rule_groups
@@ -198,3 +198,27 @@ def test_the_withheld_comparator_added_to_a_sweep_is_read_but_never_chosen(monke
     result = run_lab(rules, trajectories, settings=[Setting(semantic=False), Setting(semantic=False, threshold=0.5)])
     assert REFERENCE_WITHHELD.name in {s.name for s in result.settings}
     assert result.choices["failure_class_proxy"].chosen is None
+
+
+def test_each_re_split_is_the_choice_a_lab_run_with_that_seed_makes() -> None:
+    trajectories = _corpus()
+    rules = _rules(trajectories)
+    grid = [Setting(semantic=False, read_failure_class=False, failure_gate_fallback=True, threshold=t)
+            for t in (0.3, 0.5, 0.7)]
+    result = run_lab(rules, trajectories, settings=grid, seed=26, resplits=3)
+    for truth in ("failure_class_proxy", "expected_rule"):
+        rows = result.choices[truth].resplits
+        assert [r.seed for r in rows] == [1, 2, 3]
+        for row in rows:
+            alone = run_lab(rules, trajectories, settings=grid, seed=row.seed).choices[truth]
+            assert row.chosen == alone.chosen
+            assert row.f1 == (alone.chosen_held_back.f1.value if alone.chosen_held_back else None)
+            assert row.reference_f1 == (alone.reference_held_back.f1.value if alone.reference_held_back else None)
+    assert any(r.chosen for r in result.choices["failure_class_proxy"].resplits)
+
+
+def test_re_splits_skip_the_main_seed_and_none_are_read_unless_asked() -> None:
+    assert resplit_seeds(2, 3) == [1, 3, 4] and resplit_seeds(26, 0) == []
+    trajectories = _corpus()
+    assert run_lab(_rules(trajectories), trajectories,
+                   settings=[Setting(semantic=False)]).choices["failure_class_proxy"].resplits == []

@@ -60,6 +60,7 @@ def test_the_sweep_runs_off_the_gui_thread_and_shows_the_chosen_and_reference_ro
     chosen = output.result["choices"][panel.truth_combo.currentData()]["chosen"]
     assert first is not None and (first.name == chosen) == (MARK_CHOSEN in first.marks)
     assert "Split by" in panel.choice.text() or "no data" in panel.choice.text()
+    assert [r["seed"] for r in output.result["choices"]["failure_class_proxy"]["resplits"]] == list(range(1, 10))
 
 
 def test_cancel_stops_the_sweep_and_keeps_nothing(qtbot: Any, panel: LabPanel) -> None:
@@ -120,6 +121,20 @@ def test_the_choice_text_shows_the_reference_with_the_label_withheld_under_the_p
     }
     text = choice_text(result, "failure_class_proxy")
     assert "reference-0.3.1 semantic, failure_class withheld, held-back: F1 0.600" in text
+
+
+def test_the_choice_text_says_how_the_choice_fares_on_other_seeds_splits() -> None:
+    rows = [{"seed": s, "chosen": "x", "f1": f, "reference_f1": 0.7, "false_accept": 0.0,
+             "reference_false_accept": 0.0, "above": f > 0.7} for s, f in ((1, 0.8), (2, 0.6), (3, 0.75))]
+    result = {
+        "truths": {"expected_rule": {"proxy": False, "empty": False, "built_from": "expected_rule", "rules": 4,
+                                     "pairs": 20, "caveat": "sparse"}},
+        "splits": {"expected_rule": {"group_by": "failure_class", "seed": 26, "rules": {"tuning": 2, "held_back": 2}}},
+        "choices": {"expected_rule": {"chosen": "x", "reason": "beats", "shippable": False, "chosen_held_back": None,
+                                      "reference_held_back": None, "resplits": rows}},
+    }
+    text = choice_text(result, "expected_rule")
+    assert "Re-splits (3 other seeds" in text and "F1 in 2 of 3, mean gap +0.017" in text
 
 
 def _figure(value: float) -> dict[str, Any]:
