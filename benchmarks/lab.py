@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from core.lab.run import run_lab  # noqa: E402
 from core.lab.scores import ScoredPairs  # noqa: E402
-from core.lab.settings import default_grid  # noqa: E402
+from core.lab.settings import default_grid, twin_grid  # noqa: E402
 from core.replay.engine import replay  # noqa: E402
-from core.replay.profiles import WORKBENCH  # noqa: E402
+from core.replay.profiles import LAB_2026_12, WORKBENCH  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora" / "cauterule"
 
@@ -71,22 +71,26 @@ def main() -> int:
     parser.add_argument("--rules", type=int, default=None)
     parser.add_argument("--trajectories", type=int, default=None)
     parser.add_argument("--settings", type=int, default=None, help="the first N settings of the default grid")
+    parser.add_argument("--twins", action="store_true", help="the default grid's twin settings (twin_grid) instead")
+    parser.add_argument("--resplits", type=int, default=0, help="also re-run the choice on N other seeds' splits")
     args = parser.parse_args()
     if args.generated is not None:
         rules, trajectories, embed = generated_inputs(args.generated, args.rules, args.trajectories)
     else:
         rules, trajectories, embed = store_inputs(args.store)
-    grid = default_grid()[: args.settings]
+    grid = (twin_grid() if args.twins else default_grid())[: args.settings]
     print(f"{len(rules)} rules x {len(trajectories)} trajectories = {len(rules) * len(trajectories):,} pairs; "
           f"{len(grid)} settings")
     ScoredPairs.build(rules, trajectories, embed=embed)  # cold: embeddings, trajectory side
     scored, wall, cpu = timed(lambda: ScoredPairs.build(rules, trajectories, embed=embed))
     print(f"scoring once (warm):          {wall:7.2f} s wall {cpu:7.2f} s CPU")
-    result, wall, cpu = timed(lambda: run_lab(rules, trajectories, embed=embed, settings=grid, scored=scored))
-    print(f"sweep of {len(grid)} settings (warm): {wall:7.2f} s wall {cpu:7.2f} s CPU "
+    result, wall, cpu = timed(lambda: run_lab(rules, trajectories, embed=embed, settings=grid, scored=scored,
+                                              resplits=args.resplits))
+    print(f"sweep of {len(grid)} settings (warm, {args.resplits} re-splits): {wall:7.2f} s wall {cpu:7.2f} s CPU "
           f"(re-deciding and reading: {result.seconds['sweep']:.2f} s)")
-    out, wall, cpu = timed(lambda: replay(rules, trajectories, WORKBENCH, embed=embed))
-    print(f"one full replay (workbench):  {wall:7.2f} s wall {cpu:7.2f} s CPU ({out.status})")
+    for profile in (WORKBENCH, LAB_2026_12):
+        out, wall, cpu = timed(lambda p=profile: replay(rules, trajectories, p, embed=embed))
+        print(f"one full replay ({profile.name}): {wall:7.2f} s wall {cpu:7.2f} s CPU ({out.status})")
     return 0
 
 
