@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,26 +90,34 @@ def load_inputs(
     check: Check | None = None,
 ) -> ReplayInputs:
     """``check`` (a cancel) is called every few thousand trajectories and may raise."""
-    kinds = None if include_expected_rules else ["standing", "candidate", "user"]
-    rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=kinds)
+    rule_infos = ReplayRepository(store).rules_for_replay(ids=rule_ids, kinds=_kinds(include_expected_rules))
     trajectories = load_trajectories(store, check)
     corpus_of_pk = {t.key: t.corpus for t in trajectories}
-    rules: list[ReplayRule] = []
-    version_by_key: dict[str, int] = {}
-    rule_by_key: dict[str, RuleInfo] = {}
-    for info in rule_infos:
-        key = str(info.latest.id)
-        rules.append(
-            ReplayRule(
-                key=key, trigger=info.latest.trigger, context=info.latest.context, signature=info.latest.signature,
-                directive=info.latest.directive, source_trajectory_id=info.source_trajectory,
-                source_key=info.source_trajectory_pk, domain=info.domain,
-                corpus=corpus_of_pk.get(info.source_trajectory_pk or -1, info.corpus), origin=info.origin,
-            )
-        )
-        version_by_key[key] = info.latest.id
-        rule_by_key[key] = info
+    rules = [replay_rule(info, corpus_of_pk) for info in rule_infos]
+    version_by_key = {rule.key: info.latest.id for rule, info in zip(rules, rule_infos, strict=True)}
+    rule_by_key = {rule.key: info for rule, info in zip(rules, rule_infos, strict=True)}
     return ReplayInputs(rules, version_by_key, rule_by_key, trajectories)
+
+
+def _kinds(include_expected_rules: bool) -> list[str] | None:
+    return None if include_expected_rules else ["standing", "candidate", "user"]
+
+
+def replay_rule(info: RuleInfo, corpus_of_pk: Mapping[int, str]) -> ReplayRule:
+    """The engine's view of a stored rule's latest version (its source's corpus when the source is loaded)."""
+    return ReplayRule(
+        key=str(info.latest.id), trigger=info.latest.trigger, context=info.latest.context,
+        signature=info.latest.signature, directive=info.latest.directive, source_trajectory_id=info.source_trajectory,
+        source_key=info.source_trajectory_pk, domain=info.domain,
+        corpus=corpus_of_pk.get(info.source_trajectory_pk or -1, info.corpus), origin=info.origin,
+    )
+
+
+def load_rules(store: Store, include_expected_rules: bool = True,
+               corpus_of_pk: Mapping[int, str] | None = None) -> list[ReplayRule]:
+    """Every rule as ``load_inputs`` gives it, without reading the trajectories (a what-if's twin pool)."""
+    return [replay_rule(info, corpus_of_pk or {})
+            for info in ReplayRepository(store).rules_for_replay(ids=None, kinds=_kinds(include_expected_rules))]
 
 
 def load_trajectories(store: Store, check: Check | None = None) -> list[ReplayTrajectory]:
@@ -260,9 +268,11 @@ def _run_replay(
     # pending when a run is cancelled is not saved, as a chunk not yet scored is not.
     groups = SaveGroups(save)
     try:
+        # A run of a few rules looks their twins up among every rule a whole run would replay.
+        pool = load_rules(store, include_expected_rules) if profile.twin_rules is not None and rule_ids else None
         output = replay(
             inputs.rules, inputs.trajectories, profile, progress=progress, cancel=cancel, embed=embed,
-            on_results=groups.add, keep_outcomes=False, side_store=sides, workers=workers,
+            on_results=groups.add, keep_outcomes=False, side_store=sides, workers=workers, twin_pool=pool,
         )
         if output.status == "complete":
             groups.flush()

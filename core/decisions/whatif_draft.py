@@ -28,7 +28,7 @@ from core.embeddings import VectorCache
 from core.replay.engine import replay
 from core.replay.profiles import ReplayProfile
 from core.replay.types import RuleResult
-from core.replaying import load_inputs
+from core.replaying import load_inputs, load_rules
 from core.store.engine import Store
 from core.store.outcome_reads import bucket_of, result_block, trajectory_meta
 from core.store.replay_repo import ReplayRepository
@@ -150,8 +150,11 @@ def replay_draft(
     info = inputs.rule_by_key[saved.key]
     # The stored trajectory side is read when present; a side built here stays in memory
     # (``StoredSides.save_pending`` is never called), so the draft adds no row.
+    # A profile with twin rules looks the draft's twins up among the store's rules, as its run did.
+    pool = load_rules(store) if profile.twin_rules is not None else None
     output = replay([draft], inputs.trajectories, profile, progress=progress, cancel=cancel,
-                    embed=embed if profile.semantic else None, side_store=StoredSides(store, inputs.trajectories))
+                    embed=embed if profile.semantic else None, side_store=StoredSides(store, inputs.trajectories),
+                    twin_pool=pool)
     if output.status != "complete" or not output.results:
         raise WhatIfRefused("the draft replay was cancelled; nothing was compared")
     result = output.results[0]

@@ -28,8 +28,8 @@ from core.replay.domains import fallback_conflict, trajectory_fallback_codes, tr
 from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_pools
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.results import chunk_results
-from core.replay.snapshot import build_config, config_hash
-from core.replay.twins import apply_twins, trigger_vectors, twin_columns, with_twin_floor
+from core.replay.snapshot import build_config, config_hash, rules_hash
+from core.replay.twins import apply_twins, run_twin_columns, with_twin_floor
 from core.replay.types import (
     ReplayOutput,
     ReplayRule,
@@ -99,6 +99,7 @@ def replay(
     keep_outcomes: bool = True,
     side_store: view_cache.Persisted | None = None,
     workers: int | None = None,
+    twin_pool: Sequence[ReplayRule] | None = None,
 ) -> ReplayOutput:
     """Replay ``rules`` against ``trajectories``.
 
@@ -111,6 +112,8 @@ def replay(
     trajectory side is looked up (after memory) and told of a new one (``view_cache.Persisted``).
     ``workers``: processes that score chunks (``core.replay.parallel``; 1: in this process,
     None: the setting or the machine's cores for a large run); the results are the same.
+    ``twin_pool``: the rules a profile's twin rules are looked up in (None: ``rules``; a what-if
+    of one rule passes the store's rules, ``core.replay.twins.run_twin_columns``).
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -147,6 +150,8 @@ def replay(
         return finish("cancelled", [], 0)
     try:
         config = build_config(profile, matcher, state, model_id, rules, trajectories, check)
+        if profile.twin_rules is not None and twin_pool is not None:
+            config["twin_pool_hash"] = rules_hash(twin_pool)  # the twins' rules decide claims too
         chash = config_hash(config)
         side_key = str(config["corpus_hash"])
         if not profile.read_failure_class:  # the config keeps the real corpus hash; the side is another
@@ -167,8 +172,7 @@ def replay(
             semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
         twins = None
         if profile.twin_rules is not None:
-            vectors = trigger_vectors(rules, embed) if state == "on" and embed is not None else None
-            twins = twin_columns(rules, index, profile.twin_rules, vectors)
+            twins = run_twin_columns(rules, twin_pool, index, profile.twin_rules, embed if state == "on" else None)
         # Success-side lexical evidence, when the run's scores are semantic: the lexical
         # matcher's composition of the same parts, made in the same scoring pass.
         lexical_matcher = None

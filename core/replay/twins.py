@@ -102,3 +102,15 @@ def with_twin_floor(batch: Block, changed: np.ndarray) -> Block:
     floor = batch.floor.copy()
     floor[changed] = names.index(TWIN_FLOOR)
     return replace(batch, floor=floor, floor_names=names)
+
+
+def run_twin_columns(rules: Sequence[ReplayRule], pool: Sequence[ReplayRule] | None, index: PoolIndex, tau: float,
+                     embed: EmbedFn | None) -> list[np.ndarray]:
+    """Per replayed rule, its twins' source columns, twins looked up among ``pool`` (None: the
+    replayed rules themselves). A what-if replays one drafted rule, but its twins are the store's
+    other rules: without the pool it would lose every twin claim and show them as moves. A pool
+    rule with a replayed rule's key is that rule (the draft's text wins)."""
+    replayed = {r.key for r in rules}
+    merged = [r for r in (pool or ()) if r.key not in replayed] + list(rules)
+    vectors = trigger_vectors(merged, embed) if embed is not None else None
+    return twin_columns(merged, index, tau, vectors)[len(merged) - len(rules):]

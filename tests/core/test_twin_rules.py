@@ -113,3 +113,60 @@ def test_twin_settings_are_circular_for_expected_rule_and_not_for_the_failure_cl
 
     assert circular_for(LEXICAL_TWINS, truth("expected_rule")) == ["expected_rule:twin_rules"]
     assert circular_for(LEXICAL_TWINS, truth("failure_class")) == []
+
+
+def _twin_store(tmp_path: Any) -> Any:
+    """Four failures written up as one lesson (four expected_rule rules with one trigger), only one
+    of which says the trigger's words, and one success."""
+    import json
+
+    from core.importing import import_paths
+    from core.replaying import materialise_expected_rules
+    from core.store.engine import open_store
+
+    lesson = "when a pod enters CrashLoopBackOff, inspect logs and fix the startup command"
+    errors = ["app-pod CrashLoopBackOff", "required env var missing", "Back-off restarting failed container",
+              "liveness probe failed"]
+    stamp = {"timestamp": "2026-12-07T00:00:00Z"}
+    records = [dict(_failure(f"K-{i}", error), expected_rule=lesson, **stamp) for i, error in enumerate(errors)]
+    records.append(dict(_failure("OK-1", "none", success=True), **stamp))
+    corpus = tmp_path / "pods.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    store = open_store(tmp_path / "s.sqlite")
+    import_paths(store, [corpus])
+    materialise_expected_rules(store)
+    return store
+
+
+def test_a_run_of_one_rule_keeps_the_twin_claims_a_whole_run_makes(tmp_path: Any) -> None:
+    from core.replaying import run_replay
+
+    store = _twin_store(tmp_path)
+    try:
+        profile = LEXICAL_TWINS.profile().with_(name="twins")
+        whole = run_replay(store, profile)
+        first = whole.results[0]
+        assert len(first.prevented) == 3  # its three twins' sources, whatever their words
+        rule_id = whole.inputs.rule_by_key[first.rule_key].id
+        (alone,) = run_replay(store, profile, rule_ids=[rule_id]).results
+        assert alone.prevented == first.prevented and alone.verdict == first.verdict
+    finally:
+        store.close()
+
+
+def test_a_what_if_of_the_same_text_moves_nothing_under_a_twins_profile(tmp_path: Any) -> None:
+    from core.decisions.whatif_draft import replay_draft
+    from core.replaying import run_replay
+    from core.store.replay_repo import ReplayRepository
+
+    store = _twin_store(tmp_path)
+    try:
+        profile = LEXICAL_TWINS.profile().with_(name="twins")
+        whole = run_replay(store, profile)
+        result = ReplayRepository(store).results(whole.run_id)[0]
+        rule = whole.inputs.rules[0]
+        draft = replay_draft(store, result.rule_id, rule.trigger, rule.directive or "inspect logs", profile,
+                             before_result_id=result.id)
+        assert draft.moves == () and len(draft.result.prevented) == 3
+    finally:
+        store.close()
