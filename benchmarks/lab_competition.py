@@ -40,7 +40,7 @@ import argparse
 import itertools
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -271,6 +271,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"(tuning F1 {r['tuning'].f1.value:.3f}) | {row.label}")
     print_gaps(gaps)
     return 0
+
+
+def print_choice(sub: str, width: int, items: Iterable[tuple[str, dict[str, ReadOut]]], ref_f1: float) -> float:
+    """The lab's rule among ``(label, parts)`` (best tuning F1, then precision, then label), its
+    held-back line printed; returns its held-back F1 minus the reference's."""
+    label, r = min(items, key=lambda x: (-(x[1]["tuning"].f1.value or 0.0), -(x[1]["tuning"].precision.value or 0.0),
+                                         x[0]))
+    held = r["held_back"].f1.value or 0.0
+    print(f"  chosen [{sub:{width}s}] tuning F1 {r['tuning'].f1.value:.3f}  held-back {fmt(r['held_back'])}  "
+          f"{'above' if held > ref_f1 else 'below'} the reference | {label}")
+    return held - ref_f1
 
 
 def print_gaps(gaps: dict[str, list[float]]) -> None:

@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lab import store_inputs  # noqa: E402
-from lab_competition import fmt, print_gaps, short_name  # noqa: E402
+from lab_competition import fmt, print_choice, print_gaps, short_name  # noqa: E402
 
 from core.lab.claims import ClaimDecider, Claims  # noqa: E402
 from core.lab.readouts import Reader  # noqa: E402
@@ -166,13 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"seed {seed}: {len(split.tuning)} tuning / {len(split.held_back)} held-back rules; "
               f"reference-0.3.1 semantic held-back {fmt(ref['held_back'])} (tuning F1 {ref['tuning'].f1.value:.3f})")
         for name, keep in subfamilies.items():
-            row, r = min(((row, r) for row, r in fair if keep(row)),
-                         key=lambda item: (-(item[1]["tuning"].f1.value or 0.0),
-                                           -(item[1]["tuning"].precision.value or 0.0), item[0].label))
-            held = r["held_back"].f1.value or 0.0
-            gaps[name].append(held - ref_f1)
-            print(f"  chosen [{name:17s}] tuning F1 {r['tuning'].f1.value:.3f}  held-back {fmt(r['held_back'])}  "
-                  f"{'above' if held > ref_f1 else 'below'} the reference | {row.label}")
+            gaps[name].append(print_choice(name, 17, ((row.label, r) for row, r in fair if keep(row)), ref_f1))
     print_gaps(gaps)
     return 0
 

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lab import store_inputs  # noqa: E402
-from lab_competition import fmt, print_gaps, short_name  # noqa: E402
+from lab_competition import fmt, print_choice, print_gaps, short_name  # noqa: E402
 from lab_neighbours import FLOORS, TARGETS, THRESHOLDS  # noqa: E402
 
 from core.lab.claims import ClaimDecider, Claims  # noqa: E402
@@ -120,13 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"seed {seed}: {len(split.tuning)} tuning / {len(split.held_back)} held-back rules; "
               f"reference-0.3.1 semantic held-back {fmt(ref['held_back'])} (tuning F1 {ref['tuning'].f1.value:.3f})")
         for sub, keep in subfamilies.items():
-            name, tw, r = min((x for x in fair if keep(x[1])),
-                              key=lambda x: (-(x[2]["tuning"].f1.value or 0.0),
-                                             -(x[2]["tuning"].precision.value or 0.0), x[0], x[1]))
-            held = r["held_back"].f1.value or 0.0
-            gaps[sub].append(held - ref_f1)
-            print(f"  chosen [{sub:9s}] tuning F1 {r['tuning'].f1.value:.3f}  held-back {fmt(r['held_back'])}  "
-                  f"{'above' if held > ref_f1 else 'below'} the reference | {name} twins={tw}")
+            gaps[sub].append(print_choice(sub, 9, ((f"{name} twins={tw}", r) for name, tw, r in fair if keep(tw)), ref_f1))
     print_gaps(gaps)
     return 0
 
