@@ -155,13 +155,15 @@ def answer_with_keys(window: object) -> None:
 
 
 def show_rich_review(window: object) -> None:
-    """The Review tab on a rule with broken evidence, its first broken row open."""
+    """The Review tab on a rule with broken evidence (or, where the profile breaks nothing, the
+    rule with the most prevented), not one the blind session hides, its first prevented row open."""
     rules = window.workspace.rules  # type: ignore[attr-defined]
-    for row in range(rules.model.rowCount()):
-        rule = rules.model.rule(row)
-        if rule is not None and rule.broken_n and rule.prevented_n:
-            rules.select_row(row)
-            break
+    shown = [(row, rule) for row in range(rules.model.rowCount())
+             if (rule := rules.model.rule(row)) is not None and rule.origin not in rules.model.blind
+             and rule.prevented_n]
+    if shown:
+        row, _rule = max(shown, key=lambda item: (bool(item[1].broken_n), item[1].prevented_n, -item[0]))
+        rules.select_row(row)
     settle(200)
     window.workspace.evidence.set_bucket("prevented", select_first=True)  # type: ignore[attr-defined]
     settle(300)

@@ -156,9 +156,9 @@ def build_report(
 
 
 def _thresholds(run: RunInfo, results: list[StoredResult]) -> dict[str, Any]:
-    flat = run.config.get("threshold")
-    used = sorted({r.threshold for r in results})
     thresholds = run.config.get("thresholds") or {}
+    flat = thresholds.get("flat")  # where the config keeps it (it was read from a key no config has)
+    used = sorted({r.threshold for r in results})
     return {"flat": flat, "used": used, "strategies": thresholds.get("strategies"),
             "strict_corpora": thresholds.get("strict_corpora")}
 
