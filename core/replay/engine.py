@@ -29,7 +29,7 @@ from core.replay.pools import PoolIndex, RulePools, ensure_scope_columns, rule_p
 from core.replay.profiles import WORKBENCH, ReplayProfile
 from core.replay.results import chunk_results
 from core.replay.snapshot import build_config, config_hash, rules_hash
-from core.replay.twins import apply_twins, run_twin_columns, with_twin_floor
+from core.replay.twins import RunTwins, apply_twins, with_twin_floor
 from core.replay.types import (
     ReplayOutput,
     ReplayRule,
@@ -113,7 +113,7 @@ def replay(
     ``workers``: processes that score chunks (``core.replay.parallel``; 1: in this process,
     None: the setting or the machine's cores for a large run); the results are the same.
     ``twin_pool``: the rules a profile's twin rules are looked up in (None: ``rules``; a what-if
-    of one rule passes the store's rules, ``core.replay.twins.run_twin_columns``).
+    of one rule passes the store's rules, ``core.replay.twins.RunTwins``).
     """
     started = time.perf_counter()
     rules = list(rules)
@@ -170,9 +170,9 @@ def replay(
         if state == "on":
             assert embed is not None
             semantic = mb.SemanticCosines.prepare(rule_texts, views, embed, matcher)
-        twins = None
+        twins: RunTwins | None = None
         if profile.twin_rules is not None:
-            twins = run_twin_columns(rules, twin_pool, index, profile.twin_rules, embed if state == "on" else None)
+            twins = RunTwins(rules, twin_pool, index, profile.twin_rules, embed if state == "on" else None)
         # Success-side lexical evidence, when the run's scores are semantic: the lexical
         # matcher's composition of the same parts, made in the same scoring pass.
         lexical_matcher = None
@@ -191,7 +191,7 @@ def replay(
         batch = mb.score_block(rule_texts[lo:hi], view_index, matcher, cosine, lexical_matcher)
         evidence = _success_evidence(batch, index.failure, profile)
         return decide_chunk(rules[lo:hi], fallback_codes, batch, evidence, index, recovery, profile,
-                            twins[lo:hi] if twins is not None else None)
+                            twins.columns(lo, hi) if twins is not None else None)
 
     bounds = chunk_bounds(n_rules, n_traj)
     starts = semantic.block_starts(bounds) if semantic is not None else None

@@ -15,7 +15,7 @@ why a pair below its threshold is ``prevented``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from core.replay.pools import PoolIndex, self_positions
 from core.replay.types import ReplayRule
 
 TWIN_FLOOR = "twin_source"
-_BLOCK = 1024  # rows of the rule x rule cosine made at a time (10^4 rules: 10^8 cells otherwise)
+_BLOCK = 1024  # rules whose twins are looked up at a time (a [block, R] mask, not [R, R])
 
 EmbedFn = Callable[[list[str]], np.ndarray]
 
@@ -38,46 +38,73 @@ def trigger_vectors(rules: Sequence[ReplayRule], embed: EmbedFn) -> np.ndarray:
     return np.asarray(np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0))
 
 
-def twin_groups(rules: Sequence[ReplayRule], tau: float, vectors: np.ndarray | None) -> list[np.ndarray]:
-    """Per rule, the rows of its twins (itself left out), sorted: the same normalised trigger, or
-    (``vectors`` given: a semantic run) trigger cosine >= ``tau``. A blank trigger has no twin."""
-    n = len(rules)
-    found: list[set[int]] = [set() for _ in range(n)]
-    by_text: dict[str, list[int]] = {}
-    for row, rule in enumerate(rules):
-        text = normalize(rule.trigger)
-        if text:
-            by_text.setdefault(text, []).append(row)
-    for rows in by_text.values():
-        for row in rows:
-            found[row].update(rows)
-    if vectors is not None and n > 1:
-        blank = np.array([not normalize(r.trigger) for r in rules])
-        for lo in range(0, n, _BLOCK):
-            near = vectors[lo:lo + _BLOCK] @ vectors.T >= tau
-            near[:, blank] = False
-            for offset, cols in enumerate(near):
-                if not blank[lo + offset]:
-                    found[lo + offset].update(np.flatnonzero(cols).tolist())
-    for row in range(n):
-        found[row].discard(row)
-    return [np.asarray(sorted(rows), dtype=np.int64) for rows in found]
+@dataclass(frozen=True)
+class TwinIndex:
+    """What a run's twin lookups need, built once: each rule's text group and trigger vector, and
+    its sources' columns. Columns are made for a chunk of rules at a time (``columns``), so a run
+    holds at most a chunk's worth: ten thousand rules with one trigger would otherwise be 10^8
+    twin pairs kept at once."""
+
+    group: np.ndarray  # [R] int64: rules with the same normalised trigger share it; -1: blank trigger
+    vectors: np.ndarray | None  # [R, d] unit (a semantic run), else None: text twins only
+    tau: float
+    source_start: np.ndarray  # [R + 1] int64: rule i's source columns are source_cols[start[i]:start[i+1]]
+    source_cols: np.ndarray  # int64
+    failure: np.ndarray  # [T] bool
+
+    @classmethod
+    def build(cls, rules: Sequence[ReplayRule], index: PoolIndex, tau: float,
+              vectors: np.ndarray | None) -> TwinIndex:
+        ids: dict[str, int] = {}
+        group = np.fromiter(((ids.setdefault(text, len(ids)) if (text := normalize(r.trigger)) else -1)
+                             for r in rules), dtype=np.int64, count=len(rules))
+        sources = [np.unique(np.asarray(self_positions(r, index, by_key=True), dtype=np.int64)) for r in rules]
+        start = np.zeros(len(rules) + 1, dtype=np.int64)
+        start[1:] = np.cumsum([len(c) for c in sources])
+        cols = np.concatenate(sources) if sources else np.zeros(0, dtype=np.int64)
+        return cls(group, vectors, tau, start, cols, index.failure)
+
+    def twin_rows(self, lo: int, hi: int) -> np.ndarray:
+        """[hi - lo, R] bool: which rules are twins of rules lo..hi-1 (never the rule itself)."""
+        mine = self.group[lo:hi, None]
+        twins: np.ndarray = (mine == self.group[None, :]) & (mine >= 0)
+        if self.vectors is not None:
+            twins |= (self.vectors[lo:hi] @ self.vectors.T >= self.tau) & (mine >= 0) & (self.group[None, :] >= 0)
+        twins[np.arange(hi - lo), np.arange(lo, hi)] = False
+        return twins
+
+    def columns(self, lo: int, hi: int) -> list[np.ndarray]:
+        """Per rule lo..hi-1, the sorted columns of the failures its twins were written from (its own
+        source left out: a rule never claims the failure it was written from)."""
+        rows, twins = np.nonzero(self.twin_rows(lo, hi))
+        counts = self.source_start[twins + 1] - self.source_start[twins]
+        owner = np.repeat(rows, counts)  # each twin's source columns, for the row it is a twin of
+        offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        cols = self.source_cols[np.repeat(self.source_start[twins], counts) + offsets]
+        keep = self.failure[cols]
+        owner, cols = owner[keep], cols[keep]
+        out = []
+        for row in range(hi - lo):
+            own = self.source_cols[self.source_start[lo + row]:self.source_start[lo + row + 1]]
+            out.append(np.setdiff1d(cols[owner == row], own))
+        return out
 
 
 def twin_columns(rules: Sequence[ReplayRule], index: PoolIndex, tau: float,
                  vectors: np.ndarray | None) -> list[np.ndarray]:
-    """Per rule, the sorted trajectory columns of the failures its twins were written from (its
-    own source left out: a rule never claims the failure it was written from)."""
-    sources = [np.asarray(self_positions(r, index, by_key=True), dtype=np.int64) for r in rules]
-    out = []
-    for row, twins in enumerate(twin_groups(rules, tau, vectors)):
-        if not twins.size:
-            out.append(np.zeros(0, dtype=np.int64))
-            continue
-        cols = np.unique(np.concatenate([sources[t] for t in twins.tolist()]))
-        cols = cols[index.failure[cols]]
-        out.append(np.setdiff1d(cols, sources[row]))
+    """Every rule's twins' source columns (``TwinIndex.columns`` over all rules, a block at a time)."""
+    twins = TwinIndex.build(rules, index, tau, vectors)
+    out: list[np.ndarray] = []
+    for lo in range(0, len(rules), _BLOCK):
+        out += twins.columns(lo, min(lo + _BLOCK, len(rules)))
     return out
+
+
+def twin_groups(rules: Sequence[ReplayRule], tau: float, vectors: np.ndarray | None) -> list[np.ndarray]:
+    """Per rule, the rows of its twins (itself left out), sorted: the same normalised trigger, or
+    (``vectors`` given: a semantic run) trigger cosine >= ``tau``. A blank trigger has no twin."""
+    twins = TwinIndex.build(rules, PoolIndex.build([]), tau, vectors).twin_rows(0, len(rules))
+    return [np.flatnonzero(row) for row in twins]
 
 
 def apply_twins(codes: np.ndarray, conflict: np.ndarray, twins: Sequence[np.ndarray]) -> np.ndarray:
@@ -104,13 +131,19 @@ def with_twin_floor(batch: Block, changed: np.ndarray) -> Block:
     return replace(batch, floor=floor, floor_names=names)
 
 
-def run_twin_columns(rules: Sequence[ReplayRule], pool: Sequence[ReplayRule] | None, index: PoolIndex, tau: float,
-                     embed: EmbedFn | None) -> list[np.ndarray]:
-    """Per replayed rule, its twins' source columns, twins looked up among ``pool`` (None: the
-    replayed rules themselves). A what-if replays one drafted rule, but its twins are the store's
-    other rules: without the pool it would lose every twin claim and show them as moves. A pool
-    rule with a replayed rule's key is that rule (the draft's text wins)."""
-    replayed = {r.key for r in rules}
-    merged = [r for r in (pool or ()) if r.key not in replayed] + list(rules)
-    vectors = trigger_vectors(merged, embed) if embed is not None else None
-    return twin_columns(merged, index, tau, vectors)[len(merged) - len(rules):]
+class RunTwins:
+    """A run's twin lookups for the rules it replays (``columns(lo, hi)`` per chunk), twins looked
+    up among ``pool`` (None: the replayed rules themselves). A what-if replays one drafted rule,
+    but its twins are the store's other rules: without the pool it would lose every twin claim and
+    show them as moves. A pool rule with a replayed rule's key is that rule (the draft's text wins)."""
+
+    def __init__(self, rules: Sequence[ReplayRule], pool: Sequence[ReplayRule] | None, index: PoolIndex,
+                 tau: float, embed: EmbedFn | None) -> None:
+        replayed = {r.key for r in rules}
+        merged = [r for r in (pool or ()) if r.key not in replayed] + list(rules)
+        vectors = trigger_vectors(merged, embed) if embed is not None else None
+        self.offset = len(merged) - len(rules)  # the replayed rules are the merged list's tail
+        self.index = TwinIndex.build(merged, index, tau, vectors)
+
+    def columns(self, lo: int, hi: int) -> list[np.ndarray]:
+        return self.index.columns(self.offset + lo, self.offset + hi)

@@ -170,3 +170,18 @@ def test_a_what_if_of_the_same_text_moves_nothing_under_a_twins_profile(tmp_path
         assert draft.moves == () and len(draft.result.prevented) == 3
     finally:
         store.close()
+
+
+def test_many_rules_with_one_trigger_each_claim_every_other_source() -> None:
+    """The bounded version of benchmarks/twin_drill.py: R rules, one trigger, R distinct sources."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from twin_drill import inputs  # type: ignore[import-not-found]
+
+    rules, trajectories = inputs(300, 600)
+    results = replay(rules, trajectories, LAB_2026_12.with_(semantic=False), keep_outcomes=False).results
+    sources = {t.trajectory_id: t.key for t in trajectories}
+    for rule, result in zip(rules, results, strict=True):
+        assert len(result.prevented) == 299 and sources[rule.source_trajectory_id] not in result.prevented
