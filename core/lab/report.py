@@ -7,6 +7,7 @@ figure prints as "null (n = 0)". Figures use matplotlib's ``Figure`` (never pypl
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,14 +43,13 @@ def resplit_text(rows: Sequence[dict[str, Any]]) -> str:
     read = [r for r in rows if r["f1"] is not None and r["reference_f1"] is not None]
     if not read:
         return f"re-splits ({len(rows)} other seeds): nothing chosen on any of them"
-    gaps = sorted(r["f1"] - r["reference_f1"] for r in read)
+    gaps = [r["f1"] - r["reference_f1"] for r in read]
     accepts = sum(1 for r in read if r["false_accept"] is not None and r["reference_false_accept"] is not None
                   and r["false_accept"] > r["reference_false_accept"])
-    middle = len(gaps) // 2
-    median = gaps[middle] if len(gaps) % 2 else (gaps[middle - 1] + gaps[middle]) / 2
     return (f"re-splits ({len(rows)} other seeds, the same choice rule on each tuning part): above reference-0.3.1 "
             f"semantic's held-back F1 in {sum(1 for r in read if r['above'])} of {len(read)}, mean gap "
-            f"{sum(gaps) / len(gaps):+.3f} (median {median:+.3f}); a higher false-accept rate in {accepts}")
+            f"{statistics.mean(gaps):+.3f} (median {statistics.median(gaps):+.3f}); a higher false-accept rate in "
+            f"{accepts}")
 
 
 def _row(name: str, readout: dict[str, Any]) -> str:

@@ -17,8 +17,9 @@ still judged against it (the issue's bar), and the same reference with the field
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,7 +173,8 @@ def run_lab(
             read_failure_class, target = scoring
             by_flag[scoring] = ClaimDecider(ScoredPairs.build(
                 scored.rules, scored.trajectories, embed=embed if scored.cosine is not None else None,
-                read_failure_class=read_failure_class, semantic_target=target))
+                read_failure_class=read_failure_class, semantic_target=target,
+                trigger_vectors=scored.trigger_vectors))
             label = "scoring" + ("" if read_failure_class else "_without_failure_class")
             if target is not SemanticTarget.SIGNATURE_THEN_CLASSFREE:
                 label += f"_embed_{target.value}"
@@ -183,13 +185,13 @@ def run_lab(
                                   expected_rule_truth(scored.rules, scored.trajectories),
                                   reviewer_truth(judgements, scored.trajectories))}
     groups = rule_groups(scored.rules, scored.trajectories, group_by)
-    splits = {name: group_split({k: groups[k] for k in truth.rules}, group_by, held_back, seed)
-              for name, truth in truths.items()}
+    truth_groups = {name: {k: groups[k] for k in truth.rules} for name, truth in truths.items()}
+    splits = {name: group_split(truth_groups[name], group_by, held_back, seed) for name in truths}
     # Each re-split's two parts are read in the same pass as the main split's (per-rule counts once).
-    extra_parts = {name: {f"{part}@{other}": getattr(group_split({k: groups[k] for k in truth.rules}, group_by,
-                                                                  held_back, other), part)
-                          for other in resplit_seeds(seed, resplits) for part in ("tuning", "held_back")}
-                   for name, truth in truths.items()}
+    extra_parts: dict[str, dict[str, Collection[str]]] = {name: {} for name in truths}
+    for name, other in itertools.product(truths, resplit_seeds(seed, resplits)):
+        split = group_split(truth_groups[name], group_by, held_back, other)
+        extra_parts[name].update({f"tuning@{other}": split.tuning, f"held_back@{other}": split.held_back})
     resplit_readouts: dict[str, dict[str, dict[str, ReadOut]]] = {}
     bench = CanaryBench(load_canaries(), embed if scored.cosine is not None else None)
     reader = Reader(scored.rules, scored.trajectories)

@@ -79,14 +79,15 @@ class ScoredPairs:
         cls, rules: Sequence[ReplayRule], trajectories: Sequence[ReplayTrajectory],
         matcher: MatcherProfile | None = None, embed: EmbedFn | None = None,
         progress: Callable[[int, int], None] | None = None, read_failure_class: bool = True,
-        semantic_target: SemanticTarget | None = None,
+        semantic_target: SemanticTarget | None = None, trigger_vectors: np.ndarray | None = None,
     ) -> ScoredPairs:
         """Score every pair once. ``matcher`` fixes what a sweep cannot change (see the module
         doc); ``embed`` (texts -> unit vectors) gives the cosines, None leaves them out;
         ``read_failure_class=False`` scores what a profile that withholds the label sees
         (``trajectories`` stay the originals: truths and read-outs need the labels);
         ``semantic_target`` (None: the matcher's) says which texts are embedded: it changes the
-        cosines, so each target needs its own pair scores."""
+        cosines, so each target needs its own pair scores; ``trigger_vectors`` (twin rules) are
+        the rules' trigger embeddings when another ``ScoredPairs`` of the same rules has them."""
         rules, trajectories = list(rules), list(trajectories)
         seen = trajectories if read_failure_class else engine.withhold_failure_class(trajectories)
         base = mb.matcher_profile(matcher, semantic=embed is not None)
@@ -143,7 +144,8 @@ class ScoredPairs:
             context_matched=stacked("context_matched", pair, np.int32),
             context_total=stacked("context_total", (n_rules,), np.int32), read_failure_class=read_failure_class,
             semantic_target=base.semantic_target,
-            trigger_vectors=twins.trigger_vectors(rules, embed) if embed is not None else None,
+            trigger_vectors=(trigger_vectors if trigger_vectors is not None or embed is None
+                             else twins.trigger_vectors(rules, embed)),
         )
 
     @property

@@ -82,11 +82,12 @@ class TwinIndex:
         offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         cols = self.source_cols[np.repeat(self.source_start[twins], counts) + offsets]
         keep = self.failure[cols]
-        owner, cols = owner[keep], cols[keep]
+        owner, cols = owner[keep], cols[keep]  # still grouped by row (np.nonzero is row-major)
+        bounds = np.searchsorted(owner, np.arange(hi - lo + 1))
         out = []
         for row in range(hi - lo):
             own = self.source_cols[self.source_start[lo + row]:self.source_start[lo + row + 1]]
-            out.append(np.setdiff1d(cols[owner == row], own))
+            out.append(np.setdiff1d(cols[bounds[row]:bounds[row + 1]], own))
         return out
 
 
